@@ -1,0 +1,121 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the service's configuration, read from environment variables. The README's
+// configuration table lists the same variables; keep the two in step.
+type Config struct {
+	Addr              string        // PETSTORE_ADDR
+	DatabaseURL       string        // DATABASE_URL; empty selects the embedded SQLite store
+	DBPath            string        // PETSTORE_DB_PATH
+	DBMaxOpenConns    int           // PETSTORE_DB_MAX_OPEN_CONNS
+	DBMaxIdleConns    int           // PETSTORE_DB_MAX_IDLE_CONNS
+	DBConnMaxLifetime time.Duration // PETSTORE_DB_CONN_MAX_LIFETIME
+	DBTimeout         time.Duration // PETSTORE_DB_TIMEOUT: the most one request may wait on the database
+	LogLevel          slog.Level    // PETSTORE_LOG_LEVEL
+	LogFormat         string        // PETSTORE_LOG_FORMAT: json or text
+	ReadTimeout       time.Duration // PETSTORE_READ_TIMEOUT
+	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
+	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
+	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+}
+
+// LoadConfig reads the configuration through getenv and checks every value, naming each bad
+// variable in the error.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	e := envReader{getenv: getenv}
+	c := Config{
+		Addr:              e.str("PETSTORE_ADDR", ":8080"),
+		DatabaseURL:       e.str("DATABASE_URL", ""),
+		DBPath:            e.str("PETSTORE_DB_PATH", "petstore.db"),
+		DBMaxOpenConns:    e.positiveInt("PETSTORE_DB_MAX_OPEN_CONNS", 20),
+		DBMaxIdleConns:    e.positiveInt("PETSTORE_DB_MAX_IDLE_CONNS", 20),
+		DBConnMaxLifetime: e.duration("PETSTORE_DB_CONN_MAX_LIFETIME", 30*time.Minute),
+		DBTimeout:         e.duration("PETSTORE_DB_TIMEOUT", 5*time.Second),
+		LogFormat:         e.oneOf("PETSTORE_LOG_FORMAT", "json", "json", "text"),
+		ReadTimeout:       e.duration("PETSTORE_READ_TIMEOUT", 10*time.Second),
+		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
+		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
+		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+	}
+	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
+	_ = c.LogLevel.UnmarshalText([]byte(level))
+	if c.DatabaseURL != "" {
+		u, err := url.Parse(c.DatabaseURL)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+			e.fail("DATABASE_URL", "must be a URL like postgres://user@host:5432/dbname, got %q", redactURL(c.DatabaseURL))
+		}
+	}
+	if c.DBPath == "" {
+		e.fail("PETSTORE_DB_PATH", "must not be empty")
+	}
+	return c, errors.Join(e.errs...)
+}
+
+// redactURL hides a password in a database URL so it never reaches a message or a log line.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+type envReader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (e *envReader) fail(name, format string, args ...any) {
+	e.errs = append(e.errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
+}
+
+func (e *envReader) str(name, def string) string {
+	if v := strings.TrimSpace(e.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (e *envReader) positiveInt(name string, def int) int {
+	v := e.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		e.fail(name, "must be a positive integer, got %q", v)
+	}
+	return n
+}
+
+func (e *envReader) duration(name string, def time.Duration) time.Duration {
+	v := e.str(name, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		e.fail(name, "must be a positive duration such as 5s or 2m, got %q", v)
+	}
+	return d
+}
+
+func (e *envReader) oneOf(name, def string, allowed ...string) string {
+	v := strings.ToLower(e.str(name, def))
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	e.fail(name, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
+	return def
+}

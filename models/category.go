@@ -1,0 +1,74 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Category groups pets. Names are unique.
+type Category struct {
+	ID        int64  `gorm:"primaryKey"`
+	Name      string `gorm:"size:400;not null;uniqueIndex"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// SeedCategories are the categories a new database starts with.
+var SeedCategories = []string{"Dogs", "Cats", "Birds", "Fish", "Reptiles", "Small animals"}
+
+// CategoryStore reads and changes categories.
+type CategoryStore struct{ db *gorm.DB }
+
+// NewCategoryStore returns a store on db.
+func NewCategoryStore(db *gorm.DB) *CategoryStore { return &CategoryStore{db: db} }
+
+// List returns every category in id order; the set is small and managed by staff.
+func (s *CategoryStore) List(ctx context.Context) ([]Category, error) {
+	var cats []Category
+	err := s.db.WithContext(ctx).Order("id").Find(&cats).Error
+	return cats, storeError(err, "")
+}
+
+// Get returns one category.
+func (s *CategoryStore) Get(ctx context.Context, id int64) (*Category, error) {
+	var c Category
+	err := s.db.WithContext(ctx).Take(&c, id).Error
+	return &c, storeError(err, "category not found")
+}
+
+// Create adds a category; a name already taken is a conflict.
+func (s *CategoryStore) Create(ctx context.Context, name string) (*Category, error) {
+	name, verr := validName("name", name)
+	if verr != nil {
+		return nil, verr
+	}
+	c := Category{Name: name}
+	err := s.db.WithContext(ctx).Create(&c).Error
+	return &c, categoryWriteError(err, name)
+}
+
+// Rename changes a category's name.
+func (s *CategoryStore) Rename(ctx context.Context, id int64, name string) (*Category, error) {
+	name, verr := validName("name", name)
+	if verr != nil {
+		return nil, verr
+	}
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.Name = name
+	err = s.db.WithContext(ctx).Model(c).Update("name", name).Error
+	return c, categoryWriteError(err, name)
+}
+
+func categoryWriteError(err error, name string) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return &Error{Code: EConflict, Field: "name", Message: "name: a category named " + strconv.Quote(name) + " already exists"}
+	}
+	return storeError(err, "")
+}

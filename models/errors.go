@@ -1,0 +1,63 @@
+// Package models holds the domain types of the pet store, their rules and their stores.
+// It imports no other package of this module.
+package models
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes shared by the API, the admin pages and the command line. The HTTP layer maps each
+// code to its status (see routes/errors.go); the table in DECISIONS.md is the source of both.
+const (
+	EInvalid       = "invalid_request"
+	EValidation    = "validation_failed"
+	ENotFound      = "not_found"
+	EConflict      = "conflict"
+	EUnavailable   = "unavailable"
+	EInternal      = "internal_error"
+	EIdemReused    = "idempotency_key_reused"
+	EMissingAPIKey = "missing_api_key"
+	EInvalidAPIKey = "invalid_api_key"
+	ERateLimited   = "rate_limit_exceeded"
+	EBanned        = "api_key_banned"
+)
+
+// Error is an error a user may see: a machine-readable code and a human-readable message.
+// Field, when set, names the request field or parameter the error is about.
+type Error struct {
+	Code    string
+	Message string
+	Field   string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError builds a validation error about one field.
+func FieldError(field, format string, args ...any) *Error {
+	return &Error{Code: EValidation, Field: field, Message: field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of an *Error in err's chain, or EInternal for anything else.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorMessage returns the message of an *Error in err's chain. Other errors may carry
+// internals, so they are reduced to a plain sentence.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error."
+}

@@ -1,0 +1,144 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// PetStatus is a pet's availability.
+type PetStatus string
+
+// The pet statuses of the spec.
+const (
+	PetAvailable PetStatus = "available"
+	PetPending   PetStatus = "pending"
+	PetSold      PetStatus = "sold"
+)
+
+// PetStatuses lists every status, in lifecycle order.
+var PetStatuses = []PetStatus{PetAvailable, PetPending, PetSold}
+
+// ParsePetStatus checks a status given by a user; field names the parameter in the message.
+func ParsePetStatus(field, s string) (PetStatus, error) {
+	for _, st := range PetStatuses {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", &Error{Code: EValidation, Field: field,
+		Message: field + ": must be one of available, pending, sold; got " + strconv.Quote(s)}
+}
+
+// Pet is an animal of the catalogue, as stored.
+type Pet struct {
+	ID         int64     `gorm:"primaryKey;index:idx_pets_status_id,priority:2;index:idx_pets_category_id,priority:2"`
+	Name       string    `gorm:"size:400;not null"`
+	CategoryID int64     `gorm:"not null;index:idx_pets_category_id,priority:1"`
+	Category   *Category `gorm:"constraint:OnUpdate:CASCADE,OnDelete:RESTRICT"`
+	Status     PetStatus `gorm:"size:16;not null;index:idx_pets_status_id,priority:1"`
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// NewPet is what a user gives to add a pet. Nil means the field was not given.
+type NewPet struct {
+	Name       *string
+	CategoryID *int64
+	Status     *string
+}
+
+// Validate checks every field and returns the pet to store, with the name trimmed and the
+// status defaulted to available. The category's existence is checked by the store.
+func (n NewPet) Validate() (Pet, error) {
+	var p Pet
+	var errs fieldErrors
+	if n.Name == nil {
+		errs.add(FieldError("name", "is required"))
+	} else {
+		name, err := validName("name", *n.Name)
+		errs.add(err)
+		p.Name = name
+	}
+	if n.CategoryID == nil {
+		errs.add(FieldError("categoryId", "is required"))
+	} else if *n.CategoryID < 1 {
+		errs.add(FieldError("categoryId", "must be a positive integer"))
+	} else {
+		p.CategoryID = *n.CategoryID
+	}
+	p.Status = PetAvailable
+	if n.Status != nil {
+		st, err := ParsePetStatus("status", *n.Status)
+		if err != nil {
+			errs.add(err.(*Error))
+		}
+		p.Status = st
+	}
+	return p, errs.err()
+}
+
+// PetFilter narrows a list of pets. Zero values do not filter.
+type PetFilter struct {
+	Status     PetStatus
+	CategoryID int64
+	// NameContains matches names case-insensitively (ASCII), for the admin pages' search.
+	NameContains string
+}
+
+// PetStore reads and adds pets.
+type PetStore struct{ db *gorm.DB }
+
+// NewPetStore returns a store on db.
+func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db} }
+
+// List returns up to page.Limit pets with an id above page.After, in id order, and whether more
+// follow. It reads one row more than asked to know that, instead of counting.
+func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) ([]Pet, bool, error) {
+	q := s.db.WithContext(ctx).Where("id > ?", page.After)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.CategoryID != 0 {
+		q = q.Where("category_id = ?", f.CategoryID)
+	}
+	if f.NameContains != "" {
+		q = q.Where("LOWER(name) LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(f.NameContains))+"%")
+	}
+	pets := make([]Pet, 0, page.Limit+1)
+	if err := q.Order("id").Limit(page.Limit + 1).Find(&pets).Error; err != nil {
+		return nil, false, storeError(err, "")
+	}
+	if len(pets) > page.Limit {
+		return pets[:page.Limit], true, nil
+	}
+	return pets, false, nil
+}
+
+// Get returns one pet.
+func (s *PetStore) Get(ctx context.Context, id int64) (*Pet, error) {
+	var p Pet
+	err := s.db.WithContext(ctx).Take(&p, id).Error
+	return &p, storeError(err, "pet "+strconv.FormatInt(id, 10)+" not found")
+}
+
+// Create validates and stores a new pet. A category that does not exist is a validation error.
+func (s *PetStore) Create(ctx context.Context, n NewPet) (*Pet, error) {
+	p, err := n.Validate()
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.WithContext(ctx).Omit("Category").Create(&p).Error
+	if errors.Is(err, gorm.ErrForeignKeyViolated) {
+		return nil, FieldError("categoryId", "no category with id %d", p.CategoryID)
+	}
+	return &p, storeError(err, "")
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

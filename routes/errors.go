@@ -1,0 +1,101 @@
+package routes
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
+)
+
+// Error is the body of every error response.
+type Error struct {
+	// Machine-readable error code.
+	Code string `json:"code" example:"validation_failed"`
+	// Human-readable description; names the offending field or parameter where there is one.
+	Message string `json:"message" example:"name: must not be empty"`
+	// The HTTP status code of the response.
+	Status int `json:"status" example:"400"`
+} //	@name	Error
+
+// Codes only the HTTP layer produces.
+const (
+	codeMethodNotAllowed = "method_not_allowed"
+	codeTooLarge         = "payload_too_large"
+	codeMediaType        = "unsupported_media_type"
+)
+
+// statusOfCode maps each error code to its HTTP status (the table in DECISIONS.md).
+var statusOfCode = map[string]int{
+	models.EInvalid:       http.StatusBadRequest,
+	models.EValidation:    http.StatusBadRequest,
+	models.EMissingAPIKey: http.StatusUnauthorized,
+	models.EInvalidAPIKey: http.StatusUnauthorized,
+	models.ENotFound:      http.StatusNotFound,
+	codeMethodNotAllowed:  http.StatusMethodNotAllowed,
+	models.EConflict:      http.StatusConflict,
+	codeTooLarge:          http.StatusRequestEntityTooLarge,
+	codeMediaType:         http.StatusUnsupportedMediaType,
+	models.EIdemReused:    http.StatusUnprocessableEntity,
+	models.ERateLimited:   http.StatusTooManyRequests,
+	models.EBanned:        http.StatusTooManyRequests,
+	models.EInternal:      http.StatusInternalServerError,
+	models.EUnavailable:   http.StatusServiceUnavailable,
+}
+
+// codeOfStatus names fiber's own errors (routing, body limit, timeouts) with our codes.
+var codeOfStatus = map[int]string{
+	http.StatusBadRequest:                  models.EInvalid,
+	http.StatusNotFound:                    models.ENotFound,
+	http.StatusMethodNotAllowed:            codeMethodNotAllowed,
+	http.StatusRequestEntityTooLarge:       codeTooLarge,
+	http.StatusUnsupportedMediaType:        codeMediaType,
+	http.StatusRequestHeaderFieldsTooLarge: "request_header_fields_too_large",
+	http.StatusRequestTimeout:              "request_timeout",
+	http.StatusServiceUnavailable:          models.EUnavailable,
+}
+
+// errorBody turns any error into the Error body: *models.Error by its code, *fiber.Error by its
+// status, and anything else into a plain internal error.
+func errorBody(c *fiber.Ctx, err error) Error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		code, ok := codeOfStatus[fe.Code]
+		if !ok {
+			code = strings.ReplaceAll(strings.ToLower(http.StatusText(fe.Code)), " ", "_")
+		}
+		msg := fe.Message
+		switch fe.Code {
+		case http.StatusNotFound:
+			msg = "no such resource: " + c.Method() + " " + c.Path()
+		case http.StatusMethodNotAllowed:
+			msg = "method " + c.Method() + " is not allowed on " + c.Path() + "; allowed: " + string(c.Response().Header.Peek(fiber.HeaderAllow))
+		case http.StatusRequestEntityTooLarge:
+			msg = "request body is larger than 64 KiB"
+		case http.StatusInternalServerError:
+			code, msg = models.EInternal, models.ErrorMessage(err)
+		}
+		return Error{Code: code, Message: msg, Status: fe.Code}
+	}
+	code := models.ErrorCode(err)
+	status, ok := statusOfCode[code]
+	if !ok {
+		code, status = models.EInternal, http.StatusInternalServerError
+	}
+	return Error{Code: code, Message: models.ErrorMessage(err), Status: status}
+}
+
+// ErrorHandler writes every error as an Error body with the matching status. Internal errors
+// are logged with the request id; their details never reach the client.
+func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		body := errorBody(c, err)
+		if body.Status >= 500 {
+			log.Error("request failed", "request_id", requestID(c), "method", c.Method(),
+				"path", c.Path(), "status", body.Status, "error", err.Error())
+		}
+		return c.Status(body.Status).JSON(body)
+	}
+}

@@ -1,0 +1,94 @@
+package routes
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/gofiber/fiber/v2/utils"
+)
+
+const headerRequestID = "X-Request-ID"
+
+// wellFormedRequestID accepts a client's request id only when it cannot inject anything into
+// a log line or a header.
+var wellFormedRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// withRequestID takes the client's X-Request-ID when well-formed, else makes one, and echoes it.
+func withRequestID() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id := c.Get(headerRequestID)
+		if !wellFormedRequestID.MatchString(id) {
+			id = utils.UUIDv4()
+		} else {
+			id = utils.CopyString(id)
+		}
+		c.Locals(requestIDKey, id)
+		c.Set(headerRequestID, id)
+		return c.Next()
+	}
+}
+
+func requestID(c *fiber.Ctx) string {
+	id, _ := c.Locals(requestIDKey).(string)
+	return id
+}
+
+// accessLog writes one structured line per request, after the error handler has set the status.
+func accessLog(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		err := c.Next()
+		if err != nil {
+			// Let the error handler write the response now, so the line shows the real status.
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		status := c.Response().StatusCode()
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		log.LogAttrs(c.UserContext(), level, "request",
+			slog.String("request_id", requestID(c)),
+			slog.String("method", c.Method()),
+			slog.String("path", c.Path()),
+			slog.Int("status", status),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("ip", c.IP()),
+		)
+		return nil
+	}
+}
+
+// recoverPanics turns a panic into a 500 internal_error and logs its stack with the request id.
+func recoverPanics(log *slog.Logger) fiber.Handler {
+	return recover.New(recover.Config{
+		EnableStackTrace: true,
+		StackTraceHandler: func(c *fiber.Ctx, e any) {
+			log.Error("panic", "request_id", requestID(c), "path", c.Path(),
+				"panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+		},
+	})
+}
+
+// withDeadline bounds the database work of one request, so no request hangs on a database that
+// stopped answering.
+func withDeadline(d time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		defer cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
+	}
+}

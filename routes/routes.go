@@ -1,0 +1,39 @@
+// Package routes is the HTTP surface of the service: every route is registered in Register,
+// and each resource's handlers sit in a file of their own beside it.
+package routes
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
+	"gorm.io/gorm"
+)
+
+// Deps are everything the routes need; NewServer in package app builds them.
+type Deps struct {
+	Log        *slog.Logger
+	DB         *gorm.DB
+	DBTimeout  time.Duration
+	Pets       *models.PetStore
+	Categories *models.CategoryStore
+}
+
+// Register adds every route of the service to app.
+func Register(app *fiber.App, d Deps) {
+	app.Use(withRequestID(), accessLog(d.Log), recoverPanics(d.Log))
+
+	app.Get("/healthz", healthz)
+	app.Get("/readyz", readyz(map[string]ReadyCheck{
+		"database": func(ctx context.Context) error { return models.Ping(ctx, d.DB) },
+	}))
+
+	app.Use("/v1/pets/:petId", deprecatedGetPet)
+	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
+	v1.Get("/pets", listPets(d.Pets))
+	v1.Post("/pets", createPet(d.Pets))
+	v1.Get("/pets/:petId", getPet(d.Pets))
+	v1.Get("/categories", listCategories(d.Categories))
+}
