@@ -10,7 +10,7 @@ import (
 )
 
 func main() {
-	if err := app.Run(context.Background(), os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := app.Run(context.Background(), os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "petstore:", err)
 		os.Exit(1)
 	}
