@@ -16,6 +16,7 @@ type Config struct {
 	Addr              string        // PETSTORE_ADDR
 	DatabaseURL       string        // DATABASE_URL; empty selects the embedded SQLite store
 	DBPath            string        // PETSTORE_DB_PATH
+	RedisURL          string        // REDIS_URL; empty keeps rate-limit counters and sessions in this instance
 	DBMaxOpenConns    int           // PETSTORE_DB_MAX_OPEN_CONNS
 	DBMaxIdleConns    int           // PETSTORE_DB_MAX_IDLE_CONNS
 	DBConnMaxLifetime time.Duration // PETSTORE_DB_CONN_MAX_LIFETIME
@@ -36,6 +37,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		Addr:              e.str("PETSTORE_ADDR", ":8080"),
 		DatabaseURL:       e.str("DATABASE_URL", ""),
 		DBPath:            e.str("PETSTORE_DB_PATH", "petstore.db"),
+		RedisURL:          e.str("REDIS_URL", ""),
 		DBMaxOpenConns:    e.positiveInt("PETSTORE_DB_MAX_OPEN_CONNS", 20),
 		DBMaxIdleConns:    e.positiveInt("PETSTORE_DB_MAX_IDLE_CONNS", 20),
 		DBConnMaxLifetime: e.duration("PETSTORE_DB_CONN_MAX_LIFETIME", 30*time.Minute),
@@ -52,6 +54,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		u, err := url.Parse(c.DatabaseURL)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
 			e.fail("DATABASE_URL", "must be a URL like postgres://user@host:5432/dbname, got %q", redactURL(c.DatabaseURL))
+		}
+	}
+	if c.RedisURL != "" {
+		u, err := url.Parse(c.RedisURL)
+		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			e.fail("REDIS_URL", "must be a URL like redis://host:6379/0, got %q", redactURL(c.RedisURL))
 		}
 	}
 	if c.DBPath == "" {

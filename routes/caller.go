@@ -1,0 +1,15 @@
+package routes
+
+import "github.com/gofiber/fiber/v2"
+
+type callerLocal struct{}
+
+// setCallerKeyID records which API key sent the request; the authentication middleware calls it.
+func setCallerKeyID(c *fiber.Ctx, id int64) { c.Locals(callerLocal{}, id) }
+
+// callerKeyID is the id of the API key that sent the request, or 0 before authentication.
+// Whatever is scoped to a client (idempotency records, usage) is keyed by it.
+func callerKeyID(c *fiber.Ctx) int64 {
+	id, _ := c.Locals(callerLocal{}).(int64)
+	return id
+}
