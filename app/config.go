@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,6 +28,10 @@ type Config struct {
 	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+	MaxHeaderBytes    int           // PETSTORE_MAX_HEADER_BYTES: request line and headers together
+	TrustedProxies    []string      // PETSTORE_TRUSTED_PROXIES: IPs and CIDRs whose ProxyHeader is believed
+	ProxyHeader       string        // PETSTORE_PROXY_HEADER: where a trusted proxy puts the client's IP
+	CORSOrigins       []string      // PETSTORE_CORS_ORIGINS: browser origins allowed to call /v1; none by default
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -47,6 +52,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
 		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+		MaxHeaderBytes:    e.intIn("PETSTORE_MAX_HEADER_BYTES", 8<<10, 1<<10, 1<<20),
+		TrustedProxies:    e.ipsOrCIDRs("PETSTORE_TRUSTED_PROXIES"),
+		ProxyHeader:       e.headerName("PETSTORE_PROXY_HEADER", "X-Forwarded-For"),
+		CORSOrigins:       e.origins("PETSTORE_CORS_ORIGINS"),
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))
@@ -126,4 +135,71 @@ func (e *envReader) oneOf(name, def string, allowed ...string) string {
 	}
 	e.fail(name, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
 	return def
+}
+
+func (e *envReader) intIn(name string, def, lo, hi int) int {
+	v := e.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		e.fail(name, "must be an integer from %d to %d, got %q", lo, hi, v)
+	}
+	return n
+}
+
+// list splits a comma-separated value, dropping empty items.
+func (e *envReader) list(name string) []string {
+	var out []string
+	for _, item := range strings.Split(e.str(name, ""), ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// ipsOrCIDRs reads addresses in their canonical form, which is how fiber compares a peer's
+// address with its list of trusted proxies.
+func (e *envReader) ipsOrCIDRs(name string) []string {
+	var out []string
+	for _, item := range e.list(name) {
+		if _, n, err := net.ParseCIDR(item); err == nil {
+			out = append(out, n.String())
+		} else if ip := net.ParseIP(item); ip != nil {
+			out = append(out, ip.String())
+		} else {
+			e.fail(name, "must be IP addresses or CIDR ranges separated by commas, got %q", item)
+		}
+	}
+	return out
+}
+
+func (e *envReader) headerName(name, def string) string {
+	v := e.str(name, def)
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			e.fail(name, "must be an HTTP header name such as X-Forwarded-For, got %q", v)
+			break
+		}
+	}
+	return v
+}
+
+// origins reads browser origins: "*", scheme://host[:port] with nothing after the host, or
+// scheme://*.domain for every subdomain of one domain.
+func (e *envReader) origins(name string) []string {
+	var out []string
+	for _, item := range e.list(name) {
+		u, err := url.Parse(item)
+		if item != "*" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil ||
+			strings.Contains(strings.TrimPrefix(u.Host, "*."), "*") || u.Host == "*.") {
+			e.fail(name, "must be origins such as https://shop.example.com separated by commas, or *, got %q", item)
+			continue
+		}
+		out = append(out, strings.TrimSuffix(strings.ToLower(item), "/"))
+	}
+	return out
 }

@@ -23,6 +23,14 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
+		ReadBufferSize:        cfg.MaxHeaderBytes,
+		// Always check, so that with no trusted proxy configured nobody's X-Forwarded-* headers
+		// are believed (they also feed c.Protocol() and c.Hostname()).
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          cfg.TrustedProxies,
+		ProxyHeader:             cfg.ProxyHeader,
+		// Without validation fiber takes the header's raw text, even empty, as the client's IP.
+		EnableIPValidation: true,
 	})
 	routes.Register(app, routes.Deps{
 		Log:        log,
@@ -30,6 +38,8 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		DBTimeout:  cfg.DBTimeout,
 		Pets:       models.NewPetStore(db),
 		Categories: models.NewCategoryStore(db),
+
+		CORSOrigins: cfg.CORSOrigins,
 	})
 	return app
 }

@@ -74,6 +74,13 @@ func errorBody(c *fiber.Ctx, err error) Error {
 			msg = "method " + c.Method() + " is not allowed on " + c.Path() + "; allowed: " + string(c.Response().Header.Peek(fiber.HeaderAllow))
 		case http.StatusRequestEntityTooLarge:
 			msg = "request body is larger than 64 KiB"
+		case http.StatusBadRequest:
+			// fasthttp's parse errors quote the raw request back; the client already has it.
+			msg = "malformed HTTP request"
+		case http.StatusRequestHeaderFieldsTooLarge:
+			msg = "the request line and headers are larger than the server accepts"
+		case http.StatusRequestTimeout:
+			msg = "the request was not received in time"
 		case http.StatusInternalServerError:
 			code, msg = models.EInternal, models.ErrorMessage(err)
 		}
@@ -91,6 +98,7 @@ func errorBody(c *fiber.Ctx, err error) Error {
 // are logged with the request id; their details never reach the client.
 func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
+		ensureSecurityHeaders(c)
 		body := errorBody(c, err)
 		if body.Status >= 500 {
 			log.Error("request failed", "request_id", requestID(c), "method", c.Method(),

@@ -19,11 +19,18 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
+	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
+	CORSOrigins []string
 }
 
 // Register adds every route of the service to app.
 func Register(app *fiber.App, d Deps) {
 	app.Use(withRequestID(), accessLog(d.Log), recoverPanics(d.Log))
+	app.Use(withSecurityHeaders())
+	refuseUnknownMethods(app)
+	if len(d.CORSOrigins) > 0 {
+		app.Use("/v1", corsPolicy(d.CORSOrigins))
+	}
 
 	app.Get("/healthz", healthz)
 	app.Get("/readyz", readyz(map[string]ReadyCheck{

@@ -146,6 +146,8 @@ type Server struct {
 	URL string
 	// Headers are sent with every request (an API key, for instance).
 	Headers http.Header
+	// Logs holds every line the service logged, at debug level, as JSON.
+	Logs *LogBuffer
 }
 
 // New starts the service on a fresh database of the given kind.
@@ -158,7 +160,8 @@ func New(tb testing.TB, store Store) *Server {
 func NewWithConfig(tb testing.TB, cfg app.Config) *Server {
 	tb.Helper()
 	db := OpenDB(tb, cfg)
-	s := &Server{App: app.NewServer(cfg, slog.New(slog.DiscardHandler), db), DB: db, Cfg: cfg, Headers: http.Header{}}
+	logs := &LogBuffer{}
+	s := &Server{App: app.NewServer(cfg, logs.Logger(), db), DB: db, Cfg: cfg, Headers: http.Header{}, Logs: logs}
 	s.URL = Listen(tb, s.App)
 	return s
 }

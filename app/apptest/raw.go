@@ -1,0 +1,49 @@
+package apptest
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Dial opens a raw TCP connection to the server, closed when the test ends, for requests a
+// well-behaved client would not send.
+func (s *Server) Dial(tb testing.TB) net.Conn {
+	tb.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// Raw writes raw bytes as one request on a fresh connection and reads the answer. The bytes go
+// out as they are: a malformed request line, stray control characters or a header far over the
+// cap reach the server's parser.
+func (s *Server) Raw(tb testing.TB, raw string) *Response {
+	tb.Helper()
+	conn := s.Dial(tb)
+	// A generous bound: a server that never answers fails the test instead of hanging it.
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(conn, raw); err != nil {
+		tb.Fatalf("write raw request: %v", err)
+	}
+	line, _, _ := strings.Cut(raw, "\r\n")
+	req := &http.Request{Method: "RAW", URL: &url.URL{Path: line}}
+	res, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		tb.Fatalf("raw request %.80q: no HTTP answer: %v", raw, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatalf("raw request %.80q: %v", raw, err)
+	}
+	return &Response{Response: res, Body: body}
+}
