@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/petstore/petstore/app.Version=$(VERSION)
 
-.PHONY: build test generate check-generated lint
+.PHONY: build test generate check-generated lint fuzz
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o petstore .
@@ -23,3 +23,15 @@ check-generated: generate
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+
+# Every fuzz target for FUZZTIME each (CI: a few seconds). A failing input is saved under
+# testdata/fuzz/ and replayed by `make test` from then on; commit it with the fix.
+FUZZTIME ?= 5s
+FUZZ_PKGS ?= ./app/
+fuzz:
+	@for pkg in $(FUZZ_PKGS); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done

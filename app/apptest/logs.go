@@ -8,7 +8,12 @@ import (
 	"sync"
 )
 
-// LogBuffer collects a service's log lines, safe for concurrent writers.
+// maxLogBytes bounds what a LogBuffer keeps, so that a fuzzing run of hours does not fill the
+// memory; a test that reads its logs writes far less.
+const maxLogBytes = 16 << 20
+
+// LogBuffer collects a service's log lines, safe for concurrent writers. Past maxLogBytes it
+// drops its oldest lines.
 type LogBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -17,6 +22,13 @@ type LogBuffer struct {
 func (b *LogBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.buf.Len()+len(p) > maxLogBytes {
+		old := b.buf.Bytes()[b.buf.Len()/2:]
+		if i := bytes.IndexByte(old, '\n'); i >= 0 {
+			old = old[i+1:]
+		}
+		b.buf = *bytes.NewBuffer(append([]byte(nil), old...))
+	}
 	return b.buf.Write(p)
 }
 
