@@ -46,12 +46,7 @@ func checkSecurityHeaders(t *testing.T, what string, res *apptest.Response) {
 }
 
 func TestEveryAnswerCarriesSecurityHeadersAndNoServerBanner(t *testing.T) {
-	// The panicking route is added before the server starts: fiber builds its routing tree once.
-	cfg := apptest.Config(t, apptest.SQLite)
-	s := &apptest.Server{Cfg: cfg, DB: apptest.OpenDB(t, cfg), Logs: &apptest.LogBuffer{}}
-	s.App = app.NewServer(cfg, s.Logs.Logger(), s.DB)
-	s.App.Get("/v1/explode", func(*fiber.Ctx) error { panic("boom") })
-	s.URL = apptest.Listen(t, s.App)
+	s := serverWithRoute(t, "/v1/explode", func(*fiber.Ctx) error { panic("boom") })
 	bigHeader := strings.Repeat("a", 2*s.Cfg.MaxHeaderBytes)
 	bigBody := `{"name":"` + strings.Repeat("x", app.BodyLimit) + `","categoryId":1}`
 	cases := []struct {
@@ -90,6 +85,19 @@ func TestEveryAnswerCarriesSecurityHeadersAndNoServerBanner(t *testing.T) {
 			checkSecurityHeaders(t, tc.name, res)
 		})
 	}
+}
+
+// serverWithRoute starts the service on SQLite with one more GET route. The route is added
+// before the server listens: fiber builds its routing tree when it starts, and adding to it
+// later races with the server.
+func serverWithRoute(t *testing.T, path string, h fiber.Handler) *apptest.Server {
+	t.Helper()
+	cfg := apptest.Config(t, apptest.SQLite)
+	s := &apptest.Server{Cfg: cfg, DB: apptest.OpenDB(t, cfg), Logs: &apptest.LogBuffer{}, Headers: http.Header{}}
+	s.App = app.NewServer(cfg, s.Logs.Logger(), s.DB)
+	s.App.Get(path, h)
+	s.URL = apptest.Listen(t, s.App)
+	return s
 }
 
 func TestHeadersOverTheCapAnswer431AndHeadersUnderItPass(t *testing.T) {

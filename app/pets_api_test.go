@@ -330,8 +330,7 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 }
 
 func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
-	s.App.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
+	s := serverWithRoute(t, "/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
 	res := s.Get(t, "/v1/explode")
 	code, msg := res.ErrorBody(t)
 	if res.StatusCode != 500 || code != "internal_error" || strings.Contains(msg, "secret") {

@@ -1,0 +1,129 @@
+package apptest
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Binary builds the service's real binary into the test's temporary folder and returns its
+// path, for tests that signal, kill and restart the process.
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "petstore")
+	// go test puts its own go first on PATH.
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/petstore/petstore")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Process is the real binary serving on a loopback port.
+type Process struct {
+	// URL is the service's base address.
+	URL string
+	// Logs holds everything the process wrote to stderr (its log) and stdout.
+	Logs *LogBuffer
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// EnvFor returns the environment variables that select cfg's database, for Start.
+func EnvFor(store Store, tb testing.TB) map[string]string {
+	tb.Helper()
+	cfg := Config(tb, store)
+	if cfg.DatabaseURL != "" {
+		return map[string]string{"DATABASE_URL": cfg.DatabaseURL}
+	}
+	return map[string]string{"PETSTORE_DB_PATH": cfg.DBPath}
+}
+
+// Start runs bin serve with env (and nothing else of the test's environment but PATH) on a
+// fresh loopback port, and waits until it listens. The process is killed when the test ends.
+func Start(tb testing.TB, bin string, env map[string]string) *Process {
+	tb.Helper()
+	cmd := exec.Command(bin, "serve") // #nosec G204 -- the binary the test just built
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PETSTORE_ADDR=127.0.0.1:0"}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	p := &Process{Logs: &LogBuffer{}, cmd: cmd, done: make(chan struct{})}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Stdout = p.Logs
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	listening := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			_, _ = io.WriteString(p.Logs, line+"\n")
+			var m struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &m) == nil && m.Msg == "listening" && m.Addr != "" {
+				select {
+				case listening <- m.Addr:
+				default:
+				}
+			}
+		}
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	tb.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	select {
+	case addr := <-listening:
+		p.URL = "http://" + addr
+	case <-p.done:
+		tb.Fatalf("petstore exited before listening: %v\n%s", p.err, p.Logs)
+	case <-time.After(60 * time.Second):
+		tb.Fatalf("petstore did not listen within 60s:\n%s", p.Logs)
+	}
+	return p
+}
+
+// Signal sends sig to the process.
+func (p *Process) Signal(tb testing.TB, sig syscall.Signal) {
+	tb.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Wait waits up to limit for the process to exit and returns its exit code; it fails the test
+// when the process is still running then.
+func (p *Process) Wait(tb testing.TB, limit time.Duration) int {
+	tb.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(limit):
+		tb.Fatalf("petstore still running %s later:\n%s", limit, p.Logs)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// Kill ends the process with SIGKILL, as a crash would, and waits until it is gone.
+func (p *Process) Kill(tb testing.TB) {
+	tb.Helper()
+	p.Signal(tb, syscall.SIGKILL)
+	<-p.done
+}
+
+// Contains reports whether the process logged s anywhere.
+func (p *Process) Contains(s string) bool { return strings.Contains(p.Logs.String(), s) }
