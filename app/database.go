@@ -53,7 +53,7 @@ func OpenDB(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error)
 	pingCtx, cancel := context.WithTimeout(ctx, cfg.DBTimeout)
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
-		sqlDB.Close()
+		_ = sqlDB.Close() // the ping's error is the one to report
 		return nil, fmt.Errorf("database at %s does not answer: %w", redactURL(cfg.DatabaseURL), err)
 	}
 	return db, nil
@@ -80,6 +80,6 @@ func sqliteDSN(path string) string {
 
 func closeDB(db *gorm.DB) {
 	if sqlDB, err := db.DB(); err == nil {
-		sqlDB.Close()
+		_ = sqlDB.Close() // on the way out; nothing is left to do about a failed close
 	}
 }

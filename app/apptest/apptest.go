@@ -100,7 +100,7 @@ func PostgresSchema(tb testing.TB) string {
 	tb.Cleanup(func() {
 		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
 		if sqlDB, err := admin.DB(); err == nil {
-			sqlDB.Close()
+			_ = sqlDB.Close()
 		}
 	})
 	u, err := url.Parse(base)
@@ -128,7 +128,7 @@ func OpenDB(tb testing.TB, cfg app.Config) *gorm.DB {
 	}
 	tb.Cleanup(func() {
 		if sqlDB, err := db.DB(); err == nil {
-			sqlDB.Close()
+			_ = sqlDB.Close()
 		}
 	})
 	if err := models.Migrate(context.Background(), db); err != nil {

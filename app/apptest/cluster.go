@@ -44,7 +44,7 @@ func NewCluster(tb testing.TB) *Cluster {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
+	tb.Cleanup(func() { _ = os.RemoveAll(dir) })
 	c := &Cluster{bin: bin, dir: dir, port: freePort(tb)}
 	// initdb refuses to run as root: run the server programs as the postgres user then.
 	if os.Geteuid() == 0 {

@@ -44,7 +44,7 @@ func NewProxy(tb testing.TB, backend string) *Proxy {
 	p := &Proxy{Addr: ln.Addr().String(), backend: backend, ln: ln, conns: map[*proxyConn]struct{}{}}
 	go p.accept()
 	tb.Cleanup(func() {
-		ln.Close()
+		_ = ln.Close()
 		p.closeAll()
 	})
 	return p
@@ -105,9 +105,9 @@ func (p *Proxy) closeAll() {
 }
 
 func (c *proxyConn) close() {
-	c.client.Close()
+	_ = c.client.Close()
 	if c.server != nil {
-		c.server.Close()
+		_ = c.server.Close()
 	}
 }
 
@@ -128,14 +128,14 @@ func (p *Proxy) serve(client net.Conn) {
 	c := &proxyConn{client: client}
 	switch state {
 	case proxyCut:
-		client.Close()
+		_ = client.Close()
 		return
 	case proxyPartition:
 		c.frozen = true
 	default:
 		server, err := net.Dial("tcp", p.backend)
 		if err != nil {
-			client.Close()
+			_ = client.Close()
 			return
 		}
 		c.server = server

@@ -19,7 +19,7 @@ func (s *Server) Dial(tb testing.TB) net.Conn {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { conn.Close() })
+	tb.Cleanup(func() { _ = conn.Close() })
 	return conn
 }
 
