@@ -26,6 +26,71 @@ import (
 	"github.com/petstore/petstore/models"
 )
 
+// Seeds: real requests, good and bad, that the fuzzers start from and the hostile run replays.
+var petBodySeeds = []string{
+	`{"name":"Rex","categoryId":1}`,
+	`{"name":"  Tom  ","categoryId":2,"status":"pending"}`,
+	`{"name":"Zoë the <b>brave</b>","categoryId":3,"status":"sold"}`,
+	`{"name":"` + strings.Repeat("🐕", 100) + `","categoryId":6}`,
+	`{"categoryId":1}`, `{"name":"Rex"}`, `{"name":null,"categoryId":1}`, `{"name":"","categoryId":1}`,
+	`{"name":"Re\u0007x","categoryId":1}`, `{"name":"Re\u0000x","categoryId":1}`, `{"name":"\ud800","categoryId":1}`,
+	`{"name":5,"categoryId":1}`, `{"name":"Rex","categoryId":1.5}`, `{"name":"Rex","categoryId":"1"}`,
+	`{"name":"Rex","categoryId":0}`, `{"name":"Rex","categoryId":-1}`, `{"name":"Rex","categoryId":999}`,
+	`{"name":"Rex","categoryId":9223372036854775807}`, `{"name":"Rex","categoryId":9223372036854775808}`,
+	`{"name":"Rex","categoryId":1e2}`, `{"name":"Rex","categoryId":1,"status":"lost"}`,
+	`{"name":"Rex","categoryId":1,"status":null}`, `{"name":"Rex","categoryId":1,"colour":"red"}`,
+	`{"id":7,"name":"Rex","categoryId":1}`, `{"name":"Rex","name":"Max","categoryId":1}`,
+	`{"NAME":"Rex","categoryId":1}`, `{"name":"Rex",`, `[{"name":"Rex","categoryId":1}]`,
+	`{"name":"Rex","categoryId":1} {}`, ``, `null`, `"Rex"`, `{}`, `{"name":{"a":1},"categoryId":[1]}`,
+	strings.Repeat("[", 5000), `{"name":"'; DROP TABLE pets; --","categoryId":1}`,
+	`{"name":"Rex","categoryId":1}` + "\x00", "\xef\xbb\xbf" + `{"name":"Rex","categoryId":1}`,
+}
+
+var contentTypeSeeds = []string{"application/json; charset=utf-8", "application/problem+json", "text/plain", "",
+	"application/x-www-form-urlencoded", "application/json; charset", "multipart/form-data; boundary=x"}
+
+var listQuerySeeds = []string{
+	"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.EncodeCursor(3),
+	"limit=2&cursor=" + models.EncodeCursor(10) + "&status=available", "cursor=" + models.EncodeCursor(-1),
+	"limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=1e2", "limit=%20", "limit=",
+	"limit=99999999999999999999", "status=lost", "status=SOLD", "status=", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y",
+	"limit=1&limit=2", "status=sold&status=pending", "limit[]=1", "limit=%00", "status=sold%00",
+	"cursor=" + strings.Repeat("A", 4000), "&&&=&=", "a=b", "?", "limit=10#frag", "status=' OR 1=1 --",
+}
+
+var petIDSeeds = []string{"1", "0", "-1", "abc", "99999999999999999999", "9223372036854775807",
+	"-9223372036854775808", "1.5", "1e3", " 1", "1 ", "+1", "0x10", "\x00", "%00", "..", "../categories",
+	"1/2", "１", "", "' OR 1=1 --", strings.Repeat("9", 1000)}
+
+var rawRequestSeeds = []string{
+	"GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET /v1/pets?limit=5&status=sold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Rex\",\"categoryId\":1}",
+	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1d\r\n{\"name\":\"Rex\",\"categoryId\":1}\r\n0\r\n\r\n",
+	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+	"GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET /v1/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET //v1//pets HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET /v1/pets%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET http://evil.example/v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET * HTTP/1.1\r\nHost: x\r\n\r\n",
+	"CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n",
+	"TRACE /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
+	"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET /v1/pets HTTP/1.0\r\n\r\n",
+	"GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n",
+	"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+	"GET /v1/pets\r\n\r\n",
+	"get /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
+	"GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-ID: ../../\x1b[31m\r\n\r\n",
+	"GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \x00\r\n\r\n",
+	"GET /v1/pets HTTP/1.1\nHost: x\n\n",
+	"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+	"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
+}
+
 // fuzzServers starts the service on both stores, once per fuzzing process.
 func fuzzServers(f *testing.F) []*apptest.Server {
 	return []*apptest.Server{apptest.New(f, apptest.SQLite), apptest.New(f, apptest.Postgres)}
@@ -68,28 +133,10 @@ func checkPet(t *testing.T, what string, body []byte) pet {
 }
 
 func FuzzCreatePet(f *testing.F) {
-	for _, body := range []string{
-		`{"name":"Rex","categoryId":1}`,
-		`{"name":"  Tom  ","categoryId":2,"status":"pending"}`,
-		`{"name":"Zoë the <b>brave</b>","categoryId":3,"status":"sold"}`,
-		`{"name":"` + strings.Repeat("🐕", 100) + `","categoryId":6}`,
-		`{"categoryId":1}`, `{"name":"Rex"}`, `{"name":null,"categoryId":1}`, `{"name":"","categoryId":1}`,
-		`{"name":"Re\u0007x","categoryId":1}`, `{"name":"Re\u0000x","categoryId":1}`, `{"name":"\ud800","categoryId":1}`,
-		`{"name":5,"categoryId":1}`, `{"name":"Rex","categoryId":1.5}`, `{"name":"Rex","categoryId":"1"}`,
-		`{"name":"Rex","categoryId":0}`, `{"name":"Rex","categoryId":-1}`, `{"name":"Rex","categoryId":999}`,
-		`{"name":"Rex","categoryId":9223372036854775807}`, `{"name":"Rex","categoryId":9223372036854775808}`,
-		`{"name":"Rex","categoryId":1e2}`, `{"name":"Rex","categoryId":1,"status":"lost"}`,
-		`{"name":"Rex","categoryId":1,"status":null}`, `{"name":"Rex","categoryId":1,"colour":"red"}`,
-		`{"id":7,"name":"Rex","categoryId":1}`, `{"name":"Rex","name":"Max","categoryId":1}`,
-		`{"NAME":"Rex","categoryId":1}`, `{"name":"Rex",`, `[{"name":"Rex","categoryId":1}]`,
-		`{"name":"Rex","categoryId":1} {}`, ``, `null`, `"Rex"`, `{}`, `{"name":{"a":1},"categoryId":[1]}`,
-		strings.Repeat("[", 5000), `{"name":"'; DROP TABLE pets; --","categoryId":1}`,
-		`{"name":"Rex","categoryId":1}` + "\x00", "\xef\xbb\xbf" + `{"name":"Rex","categoryId":1}`,
-	} {
+	for _, body := range petBodySeeds {
 		f.Add([]byte(body), "application/json")
 	}
-	for _, ct := range []string{"application/json; charset=utf-8", "application/problem+json", "text/plain", "",
-		"application/x-www-form-urlencoded", "application/json; charset", "multipart/form-data; boundary=x"} {
+	for _, ct := range contentTypeSeeds {
 		f.Add([]byte(`{"name":"Rex","categoryId":1}`), ct)
 	}
 	servers := fuzzServers(f)
@@ -126,14 +173,7 @@ func FuzzCreatePet(f *testing.F) {
 }
 
 func FuzzListPets(f *testing.F) {
-	for _, q := range []string{
-		"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.EncodeCursor(3),
-		"limit=2&cursor=" + models.EncodeCursor(10) + "&status=available", "cursor=" + models.EncodeCursor(-1),
-		"limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=1e2", "limit=%20", "limit=",
-		"limit=99999999999999999999", "status=lost", "status=SOLD", "status=", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y",
-		"limit=1&limit=2", "status=sold&status=pending", "limit[]=1", "limit=%00", "status=sold%00",
-		"cursor=" + strings.Repeat("A", 4000), "&&&=&=", "a=b", "?", "limit=10#frag", "status=' OR 1=1 --",
-	} {
+	for _, q := range listQuerySeeds {
 		f.Add(q)
 	}
 	servers := fuzzServers(f)
@@ -182,9 +222,7 @@ func FuzzListPets(f *testing.F) {
 }
 
 func FuzzGetPet(f *testing.F) {
-	for _, id := range []string{"1", "0", "-1", "abc", "99999999999999999999", "9223372036854775807",
-		"-9223372036854775808", "1.5", "1e3", " 1", "1 ", "+1", "0x10", "\x00", "%00", "..", "../categories",
-		"1/2", "１", "", "' OR 1=1 --", strings.Repeat("9", 1000)} {
+	for _, id := range petIDSeeds {
 		f.Add(id)
 	}
 	servers := fuzzServers(f)
@@ -216,34 +254,7 @@ func FuzzGetPet(f *testing.F) {
 }
 
 func FuzzRawRequest(f *testing.F) {
-	for _, raw := range []string{
-		"GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET /v1/pets?limit=5&status=sold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-		"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Rex\",\"categoryId\":1}",
-		"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1d\r\n{\"name\":\"Rex\",\"categoryId\":1}\r\n0\r\n\r\n",
-		"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-		"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
-		"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
-		"GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET /v1/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET //v1//pets HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET /v1/pets%00 HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET http://evil.example/v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET * HTTP/1.1\r\nHost: x\r\n\r\n",
-		"CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n",
-		"TRACE /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-		"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET /v1/pets HTTP/1.0\r\n\r\n",
-		"GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n",
-		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-		"GET /v1/pets\r\n\r\n",
-		"get /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-		"GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-ID: ../../\x1b[31m\r\n\r\n",
-		"GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \x00\r\n\r\n",
-		"GET /v1/pets HTTP/1.1\nHost: x\n\n",
-		"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
-		"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
-	} {
+	for _, raw := range rawRequestSeeds {
 		f.Add([]byte(raw))
 	}
 	cfg := apptest.Config(f, apptest.SQLite)
@@ -251,50 +262,67 @@ func FuzzRawRequest(f *testing.F) {
 	s := apptest.NewWithConfig(f, cfg)
 
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-		if _, err := conn.Write(raw); err != nil {
-			return // the server already closed the connection: nothing was answered wrongly
-		}
-		// Half-close, so the server sees the end of an incomplete request at once.
-		_ = conn.(*net.TCPConn).CloseWrite()
-		r := bufio.NewReader(conn)
-		for {
-			res, err := http.ReadResponse(r, nil)
-			if err != nil {
-				// End of the answers, or bytes this reader cannot frame (the answer to a HEAD, a
-				// connection cut by a parse error): what was read so far was checked.
-				var netErr net.Error
-				if errors.As(err, &netErr) && netErr.Timeout() {
-					t.Fatalf("%q: the server neither answered nor closed the connection", raw)
-				}
-				return
-			}
-			body, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			what := fmt.Sprintf("%q", raw)
-			if res.StatusCode >= 500 {
-				t.Fatalf("%s: status %d: %s", what, res.StatusCode, body)
-			}
-			if res.StatusCode >= 400 {
-				var e struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
-					Status  int    `json:"status"`
-				}
-				if json.Unmarshal(body, &e) != nil || e.Status != res.StatusCode || e.Code == "" || e.Message == "" {
-					t.Fatalf("%s: status %d without a complete Error body: %q", what, res.StatusCode, body)
-				}
-			}
-			if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Server") != "" {
-				t.Fatalf("%s: status %d without the security headers, or with a Server banner: %v", what, res.StatusCode, res.Header)
-			}
+		if problem := rawExchange(strings.TrimPrefix(s.URL, "http://"), raw); problem != "" {
+			t.Fatalf("%q: %s", raw, problem)
 		}
 	})
+}
+
+// rawExchange sends raw as it is on a fresh connection to addr (host:port) and checks every
+// answer the server gives; it returns what was wrong, or "".
+func rawExchange(addr string, raw []byte) string {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err.Error()
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := conn.Write(raw); err != nil {
+		return "" // the server already closed the connection: nothing was answered wrongly
+	}
+	// Half-close, so the server sees the end of an incomplete request at once.
+	_ = conn.(*net.TCPConn).CloseWrite()
+	r := bufio.NewReader(conn)
+	for {
+		res, err := http.ReadResponse(r, nil)
+		if err != nil {
+			// The end of the answers, or bytes this reader cannot frame (the answer to a HEAD, a
+			// connection cut after a parse error): what was read so far was checked.
+			var netErr net.Error
+			if errors.As(err, &netErr) && netErr.Timeout() {
+				return "the server neither answered nor closed the connection"
+			}
+			return ""
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if problem := answerProblem(res.StatusCode, res.Header, body); problem != "" {
+			return problem
+		}
+	}
+}
+
+// answerProblem says what is wrong with an answer to a hostile request: a 5xx, a refusal
+// without a complete Error body, missing security headers or a Server banner. "" means nothing.
+func answerProblem(status int, header http.Header, body []byte) string {
+	if status >= 500 {
+		return fmt.Sprintf("status %d: %s", status, body)
+	}
+	if status >= 400 {
+		var e struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Status  int    `json:"status"`
+		}
+		if json.Unmarshal(body, &e) != nil || e.Status != status || e.Code == "" || e.Message == "" ||
+			header.Get("Content-Type") != "application/json" {
+			return fmt.Sprintf("status %d without a complete Error body: %q", status, body)
+		}
+	}
+	if header.Get("X-Content-Type-Options") != "nosniff" || header.Get("Server") != "" {
+		return fmt.Sprintf("status %d without the security headers, or with a Server banner: %v", status, header)
+	}
+	return ""
 }
 
 // requestLineSafe percent-encodes the bytes a request line cannot carry (controls, space, '#',
