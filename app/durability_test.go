@@ -164,14 +164,14 @@ func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testi
 	bin := apptest.Binary(t)
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		env := apptest.EnvFor(store, t)
-		first := apptest.Start(t, bin, env)
+		first := apptest.StartProcess(t, bin, env)
 		const clients = 16
 		w := startWriters(first.URL, clients)
 		eventually(t, "200 acknowledged creates", func() bool { return w.ackedCount() >= 200 })
 		first.Kill(t) // SIGKILL while the writers are sending
 		w.wg.Wait()
 
-		second := apptest.Start(t, bin, env)
+		second := apptest.StartProcess(t, bin, env)
 		for _, a := range w.acked {
 			res, err := http.Get(fmt.Sprintf("%s/v1/pets/%d", second.URL, a.id))
 			if err != nil {
@@ -206,7 +206,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		env := apptest.EnvFor(store, t)
 		env["PETSTORE_SHUTDOWN_TIMEOUT"] = "10s"
-		p := apptest.Start(t, bin, env)
+		p := apptest.StartProcess(t, bin, env)
 		w := startWriters(p.URL, 16)
 
 		// A request caught half-sent when the signal arrives: the server has begun reading it.
@@ -267,7 +267,7 @@ func TestShutdownGivesUpOnAStuckRequestAtItsTimeout(t *testing.T) {
 	env := apptest.EnvFor(apptest.SQLite, t)
 	env["PETSTORE_SHUTDOWN_TIMEOUT"] = "1s"
 	env["PETSTORE_READ_TIMEOUT"] = "5m" // the stuck client is not cut by the read timeout first
-	p := apptest.Start(t, bin, env)
+	p := apptest.StartProcess(t, bin, env)
 	stuck := dialURL(t, p.URL)
 	fmt.Fprint(stuck, "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
 	// The request is being read once the server answers another one after it.

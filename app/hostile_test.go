@@ -96,7 +96,7 @@ func TestHostileRequestsAgainstTheRunningBinaryGetNo5xxAndNoCrash(t *testing.T) 
 	bin := apptest.Binary(t)
 	env := apptest.EnvFor(apptest.Postgres, t)
 	env["PETSTORE_LOG_LEVEL"] = "debug"
-	p := apptest.Start(t, bin, env)
+	p := apptest.StartProcess(t, bin, env)
 	addr := strings.TrimPrefix(p.URL, "http://")
 	reqs := hostileRequests()
 

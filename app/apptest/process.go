@@ -37,7 +37,7 @@ type Process struct {
 	err  error
 }
 
-// EnvFor returns the environment variables that select cfg's database, for Start.
+// EnvFor returns the environment variables that select cfg's database, for StartProcess.
 func EnvFor(store Store, tb testing.TB) map[string]string {
 	tb.Helper()
 	cfg := Config(tb, store)
@@ -47,9 +47,9 @@ func EnvFor(store Store, tb testing.TB) map[string]string {
 	return map[string]string{"PETSTORE_DB_PATH": cfg.DBPath}
 }
 
-// Start runs bin serve with env (and nothing else of the test's environment but PATH) on a
+// StartProcess runs bin serve with env (and nothing else of the test's environment but PATH) on a
 // fresh loopback port, and waits until it listens. The process is killed when the test ends.
-func Start(tb testing.TB, bin string, env map[string]string) *Process {
+func StartProcess(tb testing.TB, bin string, env map[string]string) *Process {
 	tb.Helper()
 	cmd := exec.Command(bin, "serve") // #nosec G204 -- the binary the test just built
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PETSTORE_ADDR=127.0.0.1:0"}
