@@ -20,6 +20,10 @@ import (
 type hostileRequest struct {
 	method, target, contentType, body string
 	raw                                []byte
+	// mayReset marks a body far over the limit: the server answers 413 as soon as it reads
+	// Content-Length and closes without reading the rest (fasthttp does not drain), so the
+	// client may see the connection reset before it reads that answer.
+	mayReset bool
 }
 
 // mutate returns n variants of seed with random bytes flipped, dropped, doubled or inserted;
@@ -86,7 +90,7 @@ func hostileRequests() []hostileRequest {
 	return append(reqs,
 		hostileRequest{method: "GET", target: "/v1/pets?" + strings.Repeat("limit=1&", 900)},
 		hostileRequest{method: "POST", target: "/v1/pets", contentType: "application/json", body: strings.Repeat(`{"a":`, 13000)},
-		hostileRequest{method: "POST", target: "/v1/pets", contentType: "application/json", body: `{"name":"` + strings.Repeat("x", 1<<20) + `"}`},
+		hostileRequest{method: "POST", target: "/v1/pets", contentType: "application/json", body: `{"name":"` + strings.Repeat("x", 1<<20) + `"}`, mayReset: true},
 		hostileRequest{raw: []byte("GET /v1/pets HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-A: b\r\n", 5000) + "\r\n")},
 		hostileRequest{raw: []byte("GET /" + strings.Repeat("a", 100000) + " HTTP/1.1\r\nHost: x\r\n\r\n")},
 	)
@@ -157,6 +161,9 @@ func hostileHTTP(client *http.Client, base string, r hostileRequest) string {
 		req.Header.Set("Content-Type", r.contentType)
 	}
 	res, err := client.Do(req)
+	if err != nil && r.mayReset && strings.Contains(err.Error(), "connection reset by peer") {
+		return ""
+	}
 	if err != nil {
 		return "no answer: " + err.Error()
 	}
