@@ -161,7 +161,7 @@ func hostileHTTP(client *http.Client, base string, r hostileRequest) string {
 		req.Header.Set("Content-Type", r.contentType)
 	}
 	res, err := client.Do(req)
-	if err != nil && r.mayReset && strings.Contains(err.Error(), "connection reset by peer") {
+	if err != nil && r.mayReset && (strings.Contains(err.Error(), "connection reset by peer") || strings.Contains(err.Error(), "broken pipe")) {
 		return ""
 	}
 	if err != nil {
