@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -89,6 +90,14 @@ const (
 	redisRetry       = 5 * time.Second
 )
 
+// redisLog carries go-redis's own messages (a failed dial, say) into the service's log, so
+// every line stays in its format; serve installs it, as go-redis has one logger per process.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, args ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, args...))
+}
+
 // newLimiter counts in this instance, or in Redis when REDIS_URL is set, falling back to this
 // instance while Redis does not answer.
 func newLimiter(cfg Config, log *slog.Logger, now func() time.Time) (ratelimit.Limiter, func() error) {
@@ -102,7 +111,7 @@ func newLimiter(cfg Config, log *slog.Logger, now func() time.Time) (ratelimit.L
 		return local, func() error { return nil }
 	}
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
-	opt.MaxRetries = -1
+	opt.MaxRetries, opt.DialerRetries = -1, 1
 	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	client := redis.NewClient(opt)
 	limiter := ratelimit.NewFallback(ratelimit.NewRedis(client, cfg.RedisPrefix, now), local, log, now, redisRetry)

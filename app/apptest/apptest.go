@@ -218,6 +218,9 @@ type Options struct {
 	Clock *Clock
 	// Log receives the service's log; discarded when nil.
 	Log *slog.Logger
+	// Routes, when set, adds routes of the test's own before the server starts (fiber builds
+	// its routing tree then: a route added to a running server is never served).
+	Routes func(*fiber.App)
 }
 
 // DefaultKeyLimit is the per-minute and per-day limit of the key every test server starts with.
@@ -255,6 +258,9 @@ func Start(tb testing.TB, cfg app.Config, o Options) *Server {
 	s.APIKey, s.KeyID = plain, k.ID
 	s.Headers.Set("Authorization", "Bearer "+plain)
 	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys))
+	if o.Routes != nil {
+		o.Routes(s.App)
+	}
 	s.URL = Listen(tb, s.App)
 	return s
 }
