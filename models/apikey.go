@@ -97,8 +97,8 @@ const (
 
 var keyEncoding = base32.NewEncoding(keyAlphabet).WithPadding(base32.NoPadding)
 
-// PresentedKey is a key as a client sent it, checked for shape and hashed; the plain key is not
-// kept.
+// PresentedKey is a key as a client sent it, checked for shape and hashed. It may point into
+// the request's buffers, so it must not outlive the request.
 type PresentedKey struct {
 	prefix string
 	hash   [sha256.Size]byte
@@ -115,8 +115,7 @@ func ParsePresentedKey(plain string) (PresentedKey, error) {
 			return PresentedKey{}, errUnknownKey
 		}
 	}
-	// The prefix is copied: plain may live in a buffer the HTTP server reuses.
-	return PresentedKey{prefix: string([]byte(plain[:prefixLen])), hash: sha256.Sum256([]byte(plain))}, nil
+	return PresentedKey{prefix: plain[:prefixLen], hash: sha256.Sum256([]byte(plain))}, nil
 }
 
 var errUnknownKey = &Error{Code: EInvalidAPIKey, Message: "the API key is not valid"}
