@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -584,5 +585,47 @@ func TestBadBanAndCacheSettingsNameTheVariable(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Fatalf("%s=%q: error %v, want one naming %s", name, value, err, name)
 		}
+	}
+}
+
+func TestKeysAreRandomAndNeitherStoredNorLoggedInFull(t *testing.T) {
+	var logs syncBuffer
+	cfg := apptest.Config(t, apptest.SQLite)
+	cfg.BanThreshold = 0.1
+	s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(testNow), Log: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	plain := s.NewKey(t, "free")
+	if plain == s.NewKey(t, "free") || len(plain) != 65 || !strings.HasPrefix(plain, "psk_") {
+		t.Fatalf("key %q: want psk_, an 8-character prefix, _ and 52 base32 characters (260 bits), different each time", plain)
+	}
+	secret := plain[13:]
+	exhaust(t, s.As(plain), 5, "45")
+	wantError(t, s.As(plain).Get(t, "/v1/pets"), http.StatusTooManyRequests, "api_key_banned", "900") // logged
+	s.As(plain[:64]+"x").Get(t, "/v1/pets")
+
+	rows, err := s.DB.Raw("SELECT * FROM api_keys").Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		if err := rows.Scan(vals...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if strings.Contains(fmt.Sprint(*v.(*any)), secret) {
+				t.Fatalf("column %s holds the key's secret", cols[i])
+			}
+		}
+	}
+	if !strings.Contains(logs.String(), "API key banned") || !strings.Contains(logs.String(), plain[:12]) {
+		t.Fatalf("the ban is not logged with the key's prefix:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), secret) || strings.Contains(logs.String(), secret[:20]) {
+		t.Fatal("the log holds the key's secret")
 	}
 }

@@ -85,14 +85,13 @@ func (k *APIKey) State(now time.Time) string {
 // that find the row and 256 that are the secret, in lower-case base32, so a double click selects
 // the whole key and nothing in it needs escaping.
 const (
-	keyTag       = "psk_"
-	prefixLen    = len(keyTag) + 8
-	secretLen    = 52
-	plainKeyLen  = prefixLen + 1 + secretLen
-	keyAlphabet  = "abcdefghijklmnopqrstuvwxyz234567"
-	prefixBytes  = 5
-	secretBytes  = 32
-	createTrials = 3
+	keyTag      = "psk_"
+	prefixLen   = len(keyTag) + 8
+	secretLen   = 52
+	plainKeyLen = prefixLen + 1 + secretLen
+	keyAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	prefixBytes = 5
+	secretBytes = 32
 )
 
 var keyEncoding = base32.NewEncoding(keyAlphabet).WithPadding(base32.NoPadding)
@@ -132,12 +131,18 @@ type NewAPIKey struct {
 	ExpiresAt *time.Time
 }
 
-// Defaults of KeyStoreOptions.
+// DefaultKeyCacheTTL is KeyStoreOptions.CacheTTL when none is given.
+const DefaultKeyCacheTTL = 5 * time.Second
+
 const (
-	DefaultKeyCacheTTL     = 5 * time.Second
-	DefaultLastUsedEvery   = time.Minute
-	lastUsedFlushTimeout   = 5 * time.Second
-	unknownKeyHashMismatch = "0000000000000000000000000000000000000000000000000000000000000000"
+	// lastUsedEvery is how often a store writes last-used times: at most once per key per period.
+	lastUsedEvery        = time.Minute
+	lastUsedFlushTimeout = 5 * time.Second
+	// createTrials is how many prefixes Create draws before it gives up on collisions.
+	createTrials = 3
+	// noStoredHash stands in for the hash of a prefix that finds no row, so an unknown key costs
+	// the same comparison as a wrong one.
+	noStoredHash = "0000000000000000000000000000000000000000000000000000000000000000"
 )
 
 // KeyStoreOptions tune an APIKeyStore; the zero value gives the defaults.
@@ -147,8 +152,6 @@ type KeyStoreOptions struct {
 	// CacheTTL is how long a key read from the database is trusted before it is read again, so
 	// changes made by another process (the CLI, another instance) arrive within it.
 	CacheTTL time.Duration
-	// LastUsedEvery is how often last-used times are written: at most once per key per period.
-	LastUsedEvery time.Duration
 }
 
 // APIKeyStore issues, lists and changes API keys, and authenticates the keys clients send.
@@ -157,14 +160,12 @@ type KeyStoreOptions struct {
 // per CacheTTL; a change made through the same store (revoke, plan, ban, unban) takes effect on
 // its next request. Last-used times are kept in memory and written in batches.
 type APIKeyStore struct {
-	db            *gorm.DB
-	now           func() time.Time
-	ttl           time.Duration
-	lastUsedEvery time.Duration
+	db  *gorm.DB
+	now func() time.Time
+	ttl time.Duration
 
 	mu     sync.RWMutex
 	byHash map[[sha256.Size]byte]*cachedKey
-	byID   map[int64]*cachedKey
 
 	usedMu    sync.Mutex
 	used      map[int64]time.Time // last-used times not yet written
@@ -184,16 +185,13 @@ type cachedKey struct {
 
 // NewAPIKeyStore returns a store on db.
 func NewAPIKeyStore(db *gorm.DB, o KeyStoreOptions) *APIKeyStore {
-	s := &APIKeyStore{db: db, now: o.Now, ttl: o.CacheTTL, lastUsedEvery: o.LastUsedEvery,
-		byHash: map[[sha256.Size]byte]*cachedKey{}, byID: map[int64]*cachedKey{}, used: map[int64]time.Time{}}
+	s := &APIKeyStore{db: db, now: o.Now, ttl: o.CacheTTL,
+		byHash: map[[sha256.Size]byte]*cachedKey{}, used: map[int64]time.Time{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultKeyCacheTTL
-	}
-	if s.lastUsedEvery <= 0 {
-		s.lastUsedEvery = DefaultLastUsedEvery
 	}
 	return s
 }
@@ -326,15 +324,6 @@ func (s *APIKeyStore) update(ctx context.Context, id int64, cols map[string]any,
 	return k, nil
 }
 
-// Known reports whether this instance holds the key in its cache, so authenticating it reads
-// nothing from the database.
-func (s *APIKeyStore) Known(pk PresentedKey) bool {
-	s.mu.RLock()
-	_, ok := s.byHash[pk.hash]
-	s.mu.RUnlock()
-	return ok
-}
-
 // Authenticate returns the key a client sent, or invalid_api_key when it is unknown, revoked or
 // expired. The hash is compared in constant time against the row its prefix finds. (The cache
 // is looked up by the SHA-256 itself: its timing tells nothing about a stored key.)
@@ -366,7 +355,7 @@ func (s *APIKeyStore) lookup(ctx context.Context, pk PresentedKey) (APIKey, erro
 	err := s.db.WithContext(ctx).Where("prefix = ?", pk.prefix).Take(&k).Error
 	stored := k.Hash
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		stored = unknownKeyHashMismatch
+		stored = noStoredHash
 	} else if err != nil {
 		return APIKey{}, storeError(err, "")
 	}
@@ -415,30 +404,26 @@ func (s *APIKeyStore) remember(k APIKey) *cachedKey {
 	e.checkAfter.Store(s.now().Add(s.ttl).UnixNano())
 	s.mu.Lock()
 	s.byHash[h] = e
-	s.byID[k.ID] = e
 	s.mu.Unlock()
 	return e
 }
 
 func (s *APIKeyStore) forget(k APIKey) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e := s.byID[k.ID]; e != nil {
-		var h [sha256.Size]byte
-		if _, err := hex.Decode(h[:], []byte(e.key.Hash)); err == nil {
-			delete(s.byHash, h)
-		}
-		delete(s.byID, k.ID)
+	var h [sha256.Size]byte
+	if _, err := hex.Decode(h[:], []byte(k.Hash)); err == nil {
+		s.mu.Lock()
+		delete(s.byHash, h)
+		s.mu.Unlock()
 	}
 }
 
 // Touch records that the key was used now. The time reaches the database in a batch, at most
-// once per LastUsedEvery, never on the request's path.
+// once a minute, never on the request's path.
 func (s *APIKeyStore) Touch(id int64) {
 	now := s.now()
 	s.usedMu.Lock()
 	s.used[id] = now
-	due := !s.flushing && now.Sub(s.lastFlush) >= s.lastUsedEvery
+	due := !s.flushing && now.Sub(s.lastFlush) >= lastUsedEvery
 	if due {
 		s.flushing, s.lastFlush = true, now
 		s.flushDone.Add(1)
