@@ -147,6 +147,7 @@ func RedisClient(tb testing.TB, url string) *redis.Client {
 		tb.Fatal(err)
 	}
 	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	opt.DialerRetries = 1 // a missing server is reported at once
 	client := redis.NewClient(opt)
 	tb.Cleanup(func() { _ = client.Close() })
 	return client
