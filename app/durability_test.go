@@ -102,13 +102,13 @@ type writers struct {
 	wg         sync.WaitGroup
 }
 
-func startWriters(url string, n int) *writers {
+func startWriters(url, key string, n int) *writers {
 	w := &writers{}
 	for c := range n {
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
-			client := &http.Client{Timeout: time.Minute}
+			client := apptest.KeyClient(key, time.Minute)
 			for i := 0; ; i++ {
 				name := fmt.Sprintf("Writer %d pet %d", c, i)
 				body := fmt.Sprintf(`{"name":%q,"categoryId":%d,"status":%q}`, name, i%6+1, models.PetStatuses[i%3])
@@ -164,16 +164,18 @@ func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testi
 	bin := apptest.Binary(t)
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		env := apptest.EnvFor(store, t)
+		key := apptest.CreateKey(t, bin, env)
 		first := apptest.StartProcess(t, bin, env)
 		const clients = 16
-		w := startWriters(first.URL, clients)
+		w := startWriters(first.URL, key, clients)
 		eventually(t, "200 acknowledged creates", func() bool { return w.ackedCount() >= 200 })
 		first.Kill(t) // SIGKILL while the writers are sending
 		w.wg.Wait()
 
 		second := apptest.StartProcess(t, bin, env)
+		client := apptest.KeyClient(key, time.Minute)
 		for _, a := range w.acked {
-			res, err := http.Get(fmt.Sprintf("%s/v1/pets/%d", second.URL, a.id))
+			res, err := client.Get(fmt.Sprintf("%s/v1/pets/%d", second.URL, a.id))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,13 +208,15 @@ func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		env := apptest.EnvFor(store, t)
 		env["PETSTORE_SHUTDOWN_TIMEOUT"] = "10s"
+		key := apptest.CreateKey(t, bin, env)
 		p := apptest.StartProcess(t, bin, env)
-		w := startWriters(p.URL, 16)
+		w := startWriters(p.URL, key, 16)
 
 		// A request caught half-sent when the signal arrives: the server has begun reading it.
 		held := dialURL(t, p.URL)
 		body := `{"name":"Held over the signal","categoryId":1}`
-		fmt.Fprintf(held, "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
+		fmt.Fprintf(held, "POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			key, len(body), body[:10])
 
 		eventually(t, "100 acknowledged creates", func() bool { return w.ackedCount() >= 100 })
 		signalled := time.Now()

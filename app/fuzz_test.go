@@ -262,10 +262,20 @@ func FuzzRawRequest(f *testing.F) {
 	s := apptest.NewWithConfig(f, cfg)
 
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if problem := rawExchange(strings.TrimPrefix(s.URL, "http://"), raw); problem != "" {
+		if problem := rawExchange(strings.TrimPrefix(s.URL, "http://"), withKey(raw, s.APIKey)); problem != "" {
 			t.Fatalf("%q: %s", raw, problem)
 		}
 	})
+}
+
+// withKey adds an Authorization header with key after the request line of raw, when it has
+// one, so that hostile bytes reach the handlers rather than stop at authentication.
+func withKey(raw []byte, key string) []byte {
+	line, rest, ok := bytes.Cut(raw, []byte("\r\n"))
+	if !ok {
+		return raw
+	}
+	return slices.Concat(line, []byte("\r\nAuthorization: Bearer "+key+"\r\n"), rest)
 }
 
 // rawExchange sends raw as it is on a fresh connection to addr (host:port) and checks every

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/models"
 )
 
 // wantSecurityHeaders are on every answer, the ones fasthttp makes before any middleware runs
@@ -87,17 +88,10 @@ func TestEveryAnswerCarriesSecurityHeadersAndNoServerBanner(t *testing.T) {
 	}
 }
 
-// serverWithRoute starts the service on SQLite with one more GET route. The route is added
-// before the server listens: fiber builds its routing tree when it starts, and adding to it
-// later races with the server.
+// serverWithRoute starts the service on SQLite with one more GET route.
 func serverWithRoute(t *testing.T, path string, h fiber.Handler) *apptest.Server {
 	t.Helper()
-	cfg := apptest.Config(t, apptest.SQLite)
-	s := &apptest.Server{Cfg: cfg, DB: apptest.OpenDB(t, cfg), Logs: &apptest.LogBuffer{}, Headers: http.Header{}}
-	s.App = app.NewServer(cfg, s.Logs.Logger(), s.DB)
-	s.App.Get(path, h)
-	s.URL = apptest.Listen(t, s.App)
-	return s
+	return apptest.Start(t, apptest.Config(t, apptest.SQLite), apptest.Options{Routes: func(a *fiber.App) { a.Get(path, h) }})
 }
 
 func TestHeadersOverTheCapAnswer431AndHeadersUnderItPass(t *testing.T) {
@@ -323,5 +317,35 @@ func TestBadSecuritySettingsNameTheVariable(t *testing.T) {
 	}
 	if got := fmt.Sprint(cfg.TrustedProxies, cfg.CORSOrigins); got != "[10.0.0.0/8 ::1] [https://shop.example.com https://*.example.org]" {
 		t.Fatalf("parsed %s, want canonical addresses and origins", got)
+	}
+}
+
+func TestRotatingForwardedForDoesNotEscapeThePerIPLimit(t *testing.T) {
+	limit := models.AnonymousLimits.PerMinute
+	for _, tc := range []struct {
+		name    string
+		trusted []string
+		limited bool
+	}{
+		{"from an untrusted peer, every request counts against the peer", nil, true},
+		{"from a trusted proxy, each forwarded client has its own window", []string{"127.0.0.1"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := apptest.Config(t, apptest.SQLite)
+			cfg.TrustedProxies = tc.trusted
+			// A stopped clock: the minute window cannot roll over halfway through.
+			s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC))})
+			s.Headers = http.Header{} // no API key: limited per client IP
+			var last *apptest.Response
+			for i := range limit + 1 {
+				req := s.NewRequest(t, "GET", "/v1/pets", nil)
+				req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i%250+1))
+				last = s.Do(t, req)
+			}
+			code, _ := last.ErrorBody(t)
+			if limited := last.StatusCode == 429; limited != tc.limited {
+				t.Fatalf("request %d with its own X-Forwarded-For: %d %s; want limited=%v", limit+1, last.StatusCode, code, tc.limited)
+			}
+		})
 	}
 }

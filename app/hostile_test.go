@@ -19,7 +19,7 @@ import (
 // well-behaved client cannot send.
 type hostileRequest struct {
 	method, target, contentType, body string
-	raw                                []byte
+	raw                               []byte
 	// mayReset marks a body far over the limit: the server answers 413 as soon as it reads
 	// Content-Length and closes without reading the rest (fasthttp does not drain), so the
 	// client may see the connection reset before it reads that answer.
@@ -100,6 +100,7 @@ func TestHostileRequestsAgainstTheRunningBinaryGetNo5xxAndNoCrash(t *testing.T) 
 	bin := apptest.Binary(t)
 	env := apptest.EnvFor(apptest.Postgres, t)
 	env["PETSTORE_LOG_LEVEL"] = "debug"
+	key := apptest.CreateKey(t, bin, env)
 	p := apptest.StartProcess(t, bin, env)
 	addr := strings.TrimPrefix(p.URL, "http://")
 	reqs := hostileRequests()
@@ -112,11 +113,11 @@ func TestHostileRequestsAgainstTheRunningBinaryGetNo5xxAndNoCrash(t *testing.T) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := &http.Client{Timeout: time.Minute}
+			client := apptest.KeyClient(key, time.Minute)
 			for r := range work {
 				problem := ""
 				if r.raw != nil {
-					problem = rawExchange(addr, r.raw)
+					problem = rawExchange(addr, withKey(r.raw, key))
 				} else {
 					problem = hostileHTTP(client, p.URL, r)
 				}

@@ -44,33 +44,55 @@ func TestSecretsNeverReachTheLogs(t *testing.T) {
 	env := apptest.EnvFor(apptest.Postgres, t)
 	env["DATABASE_URL"] = withPassword(t, env["DATABASE_URL"], dbPassword)
 	env["PETSTORE_LOG_LEVEL"] = "debug"
-	secrets := []string{dbPassword}
 
-	// A whole run: start, requests good and bad, shutdown.
+	// An API key issued with the command line; its log goes with the rest.
+	var keyOut, keyLog bytes.Buffer
+	cmd := exec.Command(bin, "keys", "create", "--name", "secrets", "--plan", "pro") // #nosec G204 -- the binary the test just built
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdout, cmd.Stderr = &keyOut, &keyLog
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("keys create: %v\n%s", err, keyLog.String())
+	}
+	key := strings.TrimSpace(keyOut.String())
+	// A key of the right shape that was never issued: what a client that mistyped its key sends.
+	forged := key[:len(key)-1] + map[bool]string{true: "a", false: "b"}[!strings.HasSuffix(key, "a")]
+	// The part of a key after its last underscore is the secret; what comes before it (a
+	// non-secret prefix) may be logged to say which key was used.
+	secret := func(k string) string { return k[strings.LastIndex(k, "_")+1:] }
+	secrets := []string{dbPassword, secret(key), secret(forged)}
+
+	// A whole run: start, requests good and bad, with the key, a forged one and none, shutdown.
 	p := apptest.StartProcess(t, bin, env)
-	for _, r := range []struct{ method, path, body string }{
-		{"GET", "/healthz", ""}, {"GET", "/readyz", ""}, {"GET", "/v1/pets", ""},
-		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`}, {"POST", "/v1/pets", `{"name":`},
-		{"GET", "/v1/pets?cursor=%%%", ""}, {"GET", "/v1/pets/abc", ""}, {"DELETE", "/v1/pets", ""},
-	} {
-		req, _ := http.NewRequest(r.method, p.URL+r.path, strings.NewReader(r.body))
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+	for _, presented := range []string{key, forged, ""} {
+		for _, r := range []struct{ method, path, body string }{
+			{"GET", "/healthz", ""}, {"GET", "/readyz", ""}, {"GET", "/v1/pets", ""},
+			{"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`}, {"POST", "/v1/pets", `{"name":`},
+			{"GET", "/v1/pets?cursor=%%%", ""}, {"GET", "/v1/pets/abc", ""}, {"DELETE", "/v1/pets", ""},
+		} {
+			req, _ := http.NewRequest(r.method, p.URL+r.path, strings.NewReader(r.body))
+			req.Header.Set("Content-Type", "application/json")
+			if presented != "" {
+				req.Header.Set("Authorization", "Bearer "+presented)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
 		}
-		res.Body.Close()
 	}
 	p.Signal(t, syscall.SIGTERM)
 	if code := p.Wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.Logs)
 	}
-	logs := p.Logs.String()
+	logs := keyLog.String() + p.Logs.String()
 
 	// The same URL on a server that does not answer: the error that stops the program names the
 	// database, without its password.
 	unreachable := withPassword(t, "postgres://postgres@127.0.0.1:1/test?sslmode=disable", dbPassword)
-	cmd := exec.Command(bin, "migrate") // #nosec G204 -- the binary the test just built
+	cmd = exec.Command(bin, "migrate") // #nosec G204 -- the binary the test just built
 	cmd.Env = []string{"DATABASE_URL=" + unreachable, "PETSTORE_DB_TIMEOUT=2s", "PETSTORE_LOG_LEVEL=debug"}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

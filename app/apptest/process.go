@@ -2,8 +2,11 @@ package apptest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,3 +130,41 @@ func (p *Process) Kill(tb testing.TB) {
 
 // Contains reports whether the process logged s anywhere.
 func (p *Process) Contains(s string) bool { return strings.Contains(p.Logs.String(), s) }
+
+// CreateKey issues an API key with the binary's own command (petstore keys create) on env's
+// database: an Enterprise key whose limits no test reaches. It returns the plain key.
+func CreateKey(tb testing.TB, bin string, env map[string]string) string {
+	tb.Helper()
+	limit := fmt.Sprint(DefaultKeyLimit)
+	cmd := exec.Command(bin, "keys", "create", "--name", "apptest", "--plan", "enterprise", // #nosec G204 -- the binary the test just built
+		"--per-minute", limit, "--per-day", limit)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("petstore keys create: %v\n%s", err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// KeyClient is an HTTP client that sends key as the bearer token with every request.
+func KeyClient(key string, timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: bearer{key: key, next: http.DefaultTransport}}
+}
+
+type bearer struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	if req.Header.Get("Authorization") == "" {
+		req.Header.Set("Authorization", "Bearer "+b.key)
+	}
+	return b.next.RoundTrip(req)
+}
