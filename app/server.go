@@ -2,6 +2,7 @@ package app
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -30,6 +31,15 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		DBTimeout:  cfg.DBTimeout,
 		Pets:       models.NewPetStore(db),
 		Categories: models.NewCategoryStore(db),
+		Orders:     models.NewOrderStore(db),
+		IdemKeys:   idempotencyStore(cfg, db),
 	})
 	return app
+}
+
+// idempotencyStore keeps Idempotency-Key records. A request's database work ends within
+// DBTimeout, so a key still in flight a minute after that was left by an instance that died
+// mid-request, and a retry may take it over.
+func idempotencyStore(cfg Config, db *gorm.DB) *models.IdempotencyStore {
+	return models.NewIdempotencyStore(db, cfg.DBTimeout+time.Minute)
 }
