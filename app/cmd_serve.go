@@ -35,6 +35,8 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
+	defer stopPurging()
 	server := NewServer(cfg, log, db)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
