@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"serve":   serveCommand,
 	"migrate": migrateCommand,
 	"version": versionCommand,
+	"seed":    seedCommand,
 }
 
 func usage(w io.Writer) {
