@@ -11,19 +11,19 @@ import (
 // Order is a store order as the API returns it.
 type Order struct {
 	// Unique identifier assigned by the service.
-	ID int64 `json:"id" example:"7" format:"int64"`
+	ID int64 `json:"id" example:"7" format:"int64" validate:"required"`
 	// The animal ordered.
-	PetID int64 `json:"petId" example:"42" format:"int64"`
+	PetID int64 `json:"petId" example:"42" format:"int64" validate:"required"`
 	// Always 1: an order is for one animal.
-	Quantity int32 `json:"quantity" example:"1" format:"int32"`
+	Quantity int32 `json:"quantity" example:"1" format:"int32" validate:"required"`
 	// When the client asked for the animal to be shipped; absent when not given.
 	ShipDate *time.Time `json:"shipDate,omitempty" example:"2026-12-01T10:00:00Z" format:"date-time"`
 	// Where the order is: placed → approved → delivered, or cancelled from placed or approved.
-	Status string `json:"status" enums:"placed,approved,delivered,cancelled" example:"placed"`
+	Status string `json:"status" enums:"placed,approved,delivered,cancelled" example:"placed" validate:"required"`
 	// True once the order is delivered.
-	Complete bool `json:"complete" example:"false"`
+	Complete bool `json:"complete" example:"false" validate:"required"`
 	// When the order was placed (read-only).
-	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time"`
+	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time" validate:"required"`
 } //	@name	Order
 
 // NewOrder is the body that places an order.
