@@ -188,7 +188,7 @@ func TestConcurrentDuplicatesCreateOnePet(t *testing.T) {
 	})
 }
 
-func TestOutcomesAreReplayedButRequestErrorsAreNot(t *testing.T) {
+func TestOutcomesAreReplayedButRequestAndServerErrorsAreNot(t *testing.T) {
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		s := apptest.New(t, store)
 		// A 400 did nothing and is not kept: the client fixes its body and reuses the key.
@@ -218,6 +218,21 @@ func TestOutcomesAreReplayedButRequestErrorsAreNot(t *testing.T) {
 		sameResponse(t, taken, postWithKey(t, s, "/v1/store/orders", "taken", body))
 		if getPetStatus(t, s, p.ID) != "available" {
 			t.Fatal("a replayed 409 changed the pet")
+		}
+
+		// A 5xx is not kept: with the history table gone the order fails, and once it is back
+		// the retry under the same key runs and succeeds.
+		if err := s.DB.Migrator().DropTable(&models.StatusChange{}); err != nil {
+			t.Fatal(err)
+		}
+		if res := postWithKey(t, s, "/v1/store/orders", "retry-after-500", body); res.StatusCode != 500 {
+			t.Fatalf("order without a history table: %d %s, want 500", res.StatusCode, res.Body)
+		}
+		if err := models.Migrate(t.Context(), s.DB); err != nil {
+			t.Fatal(err)
+		}
+		if res := postWithKey(t, s, "/v1/store/orders", "retry-after-500", body); res.StatusCode != 201 || res.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("retry after a 500: %d replayed %q, want a fresh 201", res.StatusCode, res.Header.Get("Idempotent-Replayed"))
 		}
 	})
 }

@@ -24,9 +24,6 @@ var OrderStatuses = []OrderStatus{OrderPlaced, OrderApproved, OrderDelivered, Or
 // one order in one of them, and while it has one its status is pending.
 var LiveOrderStatuses = []OrderStatus{OrderPlaced, OrderApproved}
 
-// Live reports whether an order in this status still holds its pet.
-func (s OrderStatus) Live() bool { return s == OrderPlaced || s == OrderApproved }
-
 // ParseOrderStatus checks an order status given by a user; field names the parameter in the message.
 func ParseOrderStatus(field, s string) (OrderStatus, error) {
 	for _, st := range OrderStatuses {

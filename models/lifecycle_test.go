@@ -97,4 +97,12 @@ func TestNewOrderValidate(t *testing.T) {
 	if _, err := ParseOrderStatus("status", "sold"); ErrorCode(err) != EValidation {
 		t.Fatalf("ParseOrderStatus(sold): %v", err)
 	}
+	if a, err := ParseAction("action", "deliver"); a != ActionDeliver || err != nil {
+		t.Fatalf("ParseAction(deliver) = %s, %v", a, err)
+	}
+	for _, bad := range []string{"place", "set_status", "ship"} {
+		if _, err := ParseAction("action", bad); ErrorCode(err) != EValidation {
+			t.Fatalf("ParseAction(%s): %v, want validation_failed (not a staff action on an order)", bad, err)
+		}
+	}
 }

@@ -57,27 +57,37 @@ func idempotent(records *models.IdempotencyStore, log *slog.Logger) fiber.Handle
 			return c.Status(rec.Status).Send(rec.Body)
 		}
 
-		if err := c.Next(); err != nil {
-			// Write the error response now, so it can be stored like any other.
-			if herr := c.App().ErrorHandler(c, err); herr != nil {
-				return herr
+		// Settle the key however the request ends, a panic included: a key left in flight
+		// would answer 409 to every retry until its lease runs out. The request's own deadline
+		// may be what ended it, so settling gets a deadline of its own.
+		settle := func(status int, body []byte, location string) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
+			defer cancel()
+			var err error
+			if keepResponse(status) {
+				err = records.Finish(ctx, rec, status, body, location)
+			} else {
+				err = records.Release(ctx, rec)
+			}
+			if err != nil {
+				log.Error("idempotency record not saved", "request_id", requestID(c), "path", c.Path(), "error", err.Error())
 			}
 		}
-		// The request's own deadline may be what ended it; saving the outcome still must happen,
-		// or retries would meet an in-flight key until the lease runs out.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
-		defer cancel()
-		status := c.Response().StatusCode()
-		if keepResponse(status) {
-			body := bytes.Clone(c.Response().Body())
-			location := string(c.Response().Header.Peek(fiber.HeaderLocation))
-			err = records.Finish(ctx, rec, status, body, location)
-		} else {
-			err = records.Release(ctx, rec)
+		settled := false
+		defer func() {
+			if !settled {
+				settle(http.StatusInternalServerError, nil, "")
+			}
+		}()
+		if err := c.Next(); err != nil {
+			// Write the error response now, so it can be kept like any other.
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
 		}
-		if err != nil {
-			log.Error("idempotency record not saved", "request_id", requestID(c), "path", c.Path(), "error", err.Error())
-		}
+		settled = true
+		settle(c.Response().StatusCode(), bytes.Clone(c.Response().Body()),
+			string(c.Response().Header.Peek(fiber.HeaderLocation)))
 		return nil
 	}
 }
