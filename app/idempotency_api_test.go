@@ -2,13 +2,16 @@ package app_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
 )
@@ -314,5 +317,44 @@ func TestDuplicateOfARequestStillRunningAnswers409(t *testing.T) {
 	sameResponse(t, first, postWithKey(t, s, "/v1/store/orders", "slow", body))
 	if n := countOrders(t, s); n != 1 {
 		t.Fatalf("%d orders, want 1", n)
+	}
+}
+
+func TestServePurgesExpiredKeys(t *testing.T) {
+	cfg := apptest.Config(t, apptest.SQLite)
+	db := apptest.OpenDB(t, cfg)
+	now := time.Now().UTC()
+	for key, at := range map[string]time.Time{"old": now.Add(-models.IdempotencyTTL - time.Hour), "fresh": now} {
+		if err := db.Create(&models.IdempotencyRecord{APIKeyID: 1, Key: key, Fingerprint: "f", Status: 201, CreatedAt: at}).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"PETSTORE_DB_PATH": cfg.DBPath, "PETSTORE_ADDR": "127.0.0.1:0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- app.Run(ctx, []string{"petstore", "serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, io.Discard)
+	}()
+	var keys []string
+	for {
+		keys = nil
+		if err := db.Model(&models.IdempotencyRecord{}).Pluck("idempotency_key", &keys).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) < 2 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped before purging: %v", err)
+		case <-time.After(10 * time.Millisecond): // polling for the purge at start
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if fmt.Sprint(keys) != "[fresh]" {
+		t.Fatalf("keys left %v, want only the fresh one", keys)
 	}
 }
