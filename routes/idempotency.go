@@ -41,7 +41,7 @@ func idempotent(records *models.IdempotencyStore, log *slog.Logger) fiber.Handle
 		if err != nil {
 			return err
 		}
-		rec, err := records.Begin(c.UserContext(), callerKeyID(c), key, fingerprint(c.Method(), c.Path(), c.Body()))
+		rec, err := records.Begin(c.UserContext(), callerKeyID(c), key, fingerprint(c.Method(), c.Route().Path, c.Body()))
 		if err != nil {
 			if models.ErrorCode(err) == models.EConflict {
 				c.Set(fiber.HeaderRetryAfter, "1")
@@ -120,8 +120,8 @@ func parseIdempotencyKey(raw string) (string, error) {
 	return strings.Clone(key), nil
 }
 
-// fingerprint identifies a request for its key: the method, the path, and the body in a
-// canonical form, so a retry that re-encodes the same JSON (other key order or spacing) is
+// fingerprint identifies a request for its key: the method, the route (so a trailing slash or
+// another letter case is the same request), and the body in a canonical form, so a retry that re-encodes the same JSON (other key order or spacing) is
 // still the same request. Numbers keep their literal text: 1 and 1.0 differ, as they do to
 // the handler.
 func fingerprint(method, path string, body []byte) string {
