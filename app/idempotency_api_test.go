@@ -359,3 +359,28 @@ func TestServePurgesExpiredKeys(t *testing.T) {
 		t.Fatalf("keys left %v, want only the fresh one", keys)
 	}
 }
+
+// Keys are scoped to the API key: the same Idempotency-Key from another client is its own
+// request (checked on the store, which the service calls with the caller's key id).
+func TestTheSameKeyFromAnotherAPIKeyIsAnotherRequest(t *testing.T) {
+	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+		s := apptest.New(t, store)
+		records := models.NewIdempotencyStore(s.DB, time.Minute)
+		ctx := t.Context()
+		mine, err := records.Begin(ctx, 1, "k", "fp")
+		if err != nil || !mine.InFlight() {
+			t.Fatalf("first claim: %+v %v", mine, err)
+		}
+		if err := records.Finish(ctx, mine, 201, []byte(`{"id":1}`), "/v1/pets/1"); err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := records.Begin(ctx, 2, "k", "other fingerprint")
+		if err != nil || !theirs.InFlight() || theirs.ID == mine.ID {
+			t.Fatalf("another API key's claim of the same key: %+v %v; want a claim of its own", theirs, err)
+		}
+		replay, err := records.Begin(ctx, 1, "k", "fp")
+		if err != nil || replay.InFlight() || replay.Status != 201 || string(replay.Body) != `{"id":1}` || replay.Location != "/v1/pets/1" {
+			t.Fatalf("the first key's retry: %+v %v; want its stored 201", replay, err)
+		}
+	})
+}
