@@ -92,6 +92,7 @@ func TestTheKeyIsSharedByInstancesAndSurvivesARestart(t *testing.T) {
 		one := apptest.NewWithConfig(t, cfg)
 		first := postWithKey(t, one, "/v1/pets", "shared", `{"name":"Rex","categoryId":1}`)
 		two := apptest.NewWithConfig(t, cfg)
+		two.Headers = one.Headers // the same client, with the same API key, on another instance
 		sameResponse(t, first, postWithKey(t, two, "/v1/pets", "shared", `{"name":"Rex","categoryId":1}`))
 		if n := countPets(t, two); n != 1 {
 			t.Fatalf("%d pets, want 1", n)
