@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/models"
+	"github.com/redis/go-redis/v9"
 )
 
 var serveCommand = command{
@@ -37,6 +38,7 @@ func serve(e *env) error {
 	}
 	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
 	defer stopPurging()
+	redis.SetLogger(redisLog{log})
 	server := NewServer(cfg, log, db)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

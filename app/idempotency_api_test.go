@@ -361,27 +361,30 @@ func TestServePurgesExpiredKeys(t *testing.T) {
 	}
 }
 
-// Keys are scoped to the API key: the same Idempotency-Key from another client is its own
-// request (checked on the store, which the service calls with the caller's key id).
+// Keys are scoped to the API key that sent them: another client's identical Idempotency-Key and
+// body is another request, and each client's retry replays its own first response.
 func TestTheSameKeyFromAnotherAPIKeyIsAnotherRequest(t *testing.T) {
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		s := apptest.New(t, store)
-		records := models.NewIdempotencyStore(s.DB, time.Minute)
-		ctx := t.Context()
-		mine, err := records.Begin(ctx, 1, "k", "fp")
-		if err != nil || !mine.InFlight() {
-			t.Fatalf("first claim: %+v %v", mine, err)
+		other := s.NewKey(t, "pro")
+		body := `{"name":"Rex","categoryId":1}`
+		asOther := func() *apptest.Response {
+			req := s.NewRequest(t, http.MethodPost, "/v1/pets", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "shared-key")
+			req.Header.Set("Authorization", "Bearer "+other)
+			return s.Do(t, req)
 		}
-		if err := records.Finish(ctx, mine, 201, []byte(`{"id":1}`), "/v1/pets/1"); err != nil {
-			t.Fatal(err)
+		mine := postWithKey(t, s, "/v1/pets", "shared-key", body)
+		theirs := asOther()
+		if mine.StatusCode != 201 || theirs.StatusCode != 201 || theirs.Header.Get("Idempotent-Replayed") != "" || bytes.Equal(mine.Body, theirs.Body) {
+			t.Fatalf("two API keys, one Idempotency-Key: %d %s and %d %s (replayed %q); want two fresh 201s",
+				mine.StatusCode, mine.Body, theirs.StatusCode, theirs.Body, theirs.Header.Get("Idempotent-Replayed"))
 		}
-		theirs, err := records.Begin(ctx, 2, "k", "other fingerprint")
-		if err != nil || !theirs.InFlight() || theirs.ID == mine.ID {
-			t.Fatalf("another API key's claim of the same key: %+v %v; want a claim of its own", theirs, err)
-		}
-		replay, err := records.Begin(ctx, 1, "k", "fp")
-		if err != nil || replay.InFlight() || replay.Status != 201 || string(replay.Body) != `{"id":1}` || replay.Location != "/v1/pets/1" {
-			t.Fatalf("the first key's retry: %+v %v; want its stored 201", replay, err)
+		sameResponse(t, mine, postWithKey(t, s, "/v1/pets", "shared-key", body))
+		sameResponse(t, theirs, asOther())
+		if n := countPets(t, s); n != 2 {
+			t.Fatalf("%d pets, want 2", n)
 		}
 	})
 }

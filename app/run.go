@@ -44,6 +44,7 @@ var commands = map[string]command{
 	"migrate": migrateCommand,
 	"version": versionCommand,
 	"seed":    seedCommand,
+	"keys":    keysCommand,
 }
 
 func usage(w io.Writer) {

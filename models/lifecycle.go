@@ -185,12 +185,7 @@ func actionList(as []Action) string {
 }
 
 // APIKeyActor names an API client in the status history.
-func APIKeyActor(keyID int64) string {
-	if keyID == 0 {
-		return "api"
-	}
-	return "api-key:" + strconv.FormatInt(keyID, 10)
-}
+func APIKeyActor(keyID int64) string { return "api-key:" + strconv.FormatInt(keyID, 10) }
 
 // StaffActor names a staff member in the status history.
 func StaffActor(username string) string { return "staff:" + username }
