@@ -8,6 +8,7 @@ package app_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
+	"gorm.io/gorm"
 )
 
 // Seeds: real requests, good and bad, that the fuzzers start from and the hostile run replays.
@@ -172,24 +174,194 @@ func FuzzCreatePet(f *testing.F) {
 	})
 }
 
-func FuzzListPets(f *testing.F) {
-	for _, q := range listQuerySeeds {
-		f.Add(q)
+var orderBodySeeds = []string{
+	`{"petId":1}`, `{"petId":2,"quantity":1}`, `{"petId":3,"shipDate":"2026-12-01T10:00:00Z"}`,
+	`{"petId":4,"quantity":1,"shipDate":"2026-12-01T10:00:00+02:00"}`, `{"petId":5,"shipDate":"2026-12-01"}`,
+	`{"petId":6,"shipDate":"2026-13-01T00:00:00Z"}`, `{"petId":7,"shipDate":"tomorrow"}`, `{"petId":8,"shipDate":123}`,
+	`{"petId":9,"shipDate":null}`, `{"petId":10,"shipDate":"9999-12-31T23:59:59Z"}`, `{"petId":11,"shipDate":"0001-01-01T00:00:00Z"}`,
+	`{"petId":1,"quantity":2}`, `{"petId":1,"quantity":0}`, `{"petId":1,"quantity":-1}`, `{"petId":1,"quantity":1.5}`,
+	`{"petId":1,"quantity":"1"}`, `{"petId":1,"quantity":2147483648}`, `{"petId":0}`, `{"petId":-1}`, `{"petId":999999}`,
+	`{"petId":9223372036854775807}`, `{"petId":"1"}`, `{"petId":null}`, `{}`, `{"quantity":1}`, `{"petId":1,"status":"delivered"}`,
+	`{"petId":1,"complete":true}`, `{"id":5,"petId":1}`, `{"petId":1`, `[{"petId":1}]`, `null`, ``,
+}
+
+var idempotencyKeySeeds = []string{"", "2f1c7a52-5b8e-4a59-a4f5-0c1d7c1f3e11", "retry-1", " ", "a b", strings.Repeat("k", 255),
+	strings.Repeat("k", 256), "é", "key\twith\ttabs"}
+
+func FuzzCreateOrder(f *testing.F) {
+	for i, body := range orderBodySeeds {
+		f.Add([]byte(body), idempotencyKeySeeds[i%len(idempotencyKeySeeds)])
 	}
 	servers := fuzzServers(f)
 	for _, s := range servers {
-		pets := make([]models.Pet, 30)
-		for i := range pets {
-			pets[i] = models.Pet{Name: fmt.Sprint("Pet ", i), CategoryID: int64(i%6 + 1), Status: models.PetStatuses[i%3]}
+		stock := make([]models.Pet, 20)
+		for i := range stock {
+			stock[i] = models.Pet{Name: fmt.Sprint("Stock ", i), CategoryID: 1, Status: models.PetAvailable}
 		}
-		if err := s.DB.Create(&pets).Error; err != nil {
+		if err := s.DB.Create(&stock).Error; err != nil {
 			f.Fatal(err)
 		}
 	}
 
+	f.Fuzz(func(t *testing.T, body []byte, idemKey string) {
+		if !validHeaderValue(idemKey) {
+			return // net/http refuses to send it
+		}
+		for _, s := range servers {
+			what := fmt.Sprintf("%s: POST /v1/store/orders %q (Idempotency-Key %q)", s.DB.Dialector.Name(), body, idemKey)
+			before := storeState(t, s)
+			req := s.NewRequest(t, http.MethodPost, "/v1/store/orders", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			if idemKey != "" {
+				req.Header.Set("Idempotency-Key", idemKey)
+			}
+			res := s.Do(t, req)
+			after := storeState(t, s)
+			if res.StatusCode != http.StatusCreated || res.Header.Get("Idempotent-Replayed") == "true" {
+				if res.StatusCode != http.StatusCreated {
+					checkRefusal(t, what, res, models.EInvalid, models.EValidation, models.ENotFound, models.EConflict,
+						models.EIdemReused, "unsupported_media_type", "payload_too_large")
+				}
+				if after != before {
+					t.Fatalf("%s: answered %d but changed the store: %s, then %s", what, res.StatusCode, before, after)
+				}
+				continue
+			}
+			o := checkOrder(t, what, res.Body)
+			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("/v1/store/orders/%d", o.ID) {
+				t.Fatalf("%s: 201 %s: orders %d then %d, Location %q", what, res.Body, before.orders, after.orders, res.Header.Get("Location"))
+			}
+			var p pet
+			if s.Get(t, fmt.Sprintf("/v1/pets/%d", o.PetID)).JSON(t, &p); p.Status != "pending" {
+				t.Fatalf("%s: the ordered pet is %q, want pending", what, p.Status)
+			}
+			// Put the pet back on sale, so that fuzzing for hours does not run out of pets.
+			if _, err := models.NewOrderStore(s.DB).Cancel(context.Background(), o.ID, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// state counts what a refused request must not change: orders, and pets by status.
+type state struct{ orders, available, pending, sold int64 }
+
+func (st state) String() string {
+	return fmt.Sprintf("%d orders, pets %d available, %d pending, %d sold", st.orders, st.available, st.pending, st.sold)
+}
+
+func storeState(t *testing.T, s *apptest.Server) state {
+	t.Helper()
+	var st state
+	count := func(n *int64, q *gorm.DB) {
+		if err := q.Count(n).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	count(&st.orders, s.DB.Model(&models.Order{}))
+	count(&st.available, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetAvailable))
+	count(&st.pending, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetPending))
+	count(&st.sold, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetSold))
+	return st
+}
+
+// checkOrder fails unless body is an Order the rules allow, and returns it.
+func checkOrder(t *testing.T, what string, body []byte) order {
+	t.Helper()
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		t.Fatalf("%s: not a JSON object: %v: %s", what, err, body)
+	}
+	for _, k := range []string{"id", "petId", "quantity", "status", "complete", "createdAt"} {
+		if _, ok := fields[k]; !ok {
+			t.Fatalf("%s: Order without %q: %s", what, k, body)
+		}
+	}
+	var o order
+	if err := json.Unmarshal(body, &o); err != nil {
+		t.Fatalf("%s: not an Order: %v: %s", what, err, body)
+	}
+	if o.ID < 1 || o.PetID < 1 || o.Quantity != 1 || !slices.Contains(models.OrderStatuses, models.OrderStatus(o.Status)) ||
+		o.Complete != (o.Status == string(models.OrderDelivered)) || o.CreatedAt == "" {
+		t.Fatalf("%s: an Order the rules forbid: %+v", what, o)
+	}
+	return o
+}
+
+func FuzzListPets(f *testing.F) {
+	fuzzList(f, "/v1/pets", func(f *testing.F, s *apptest.Server) {
+		addPets(f, s, 30)
+	}, func(t *testing.T, what string, item []byte) int64 { return checkPet(t, what, item).ID })
+}
+
+func FuzzListOrders(f *testing.F) {
+	fuzzList(f, "/v1/store/orders", func(f *testing.F, s *apptest.Server) {
+		addOrders(f, s, 30)
+	}, func(t *testing.T, what string, item []byte) int64 { return checkOrder(t, what, item).ID })
+}
+
+func FuzzGetPet(f *testing.F) {
+	fuzzGet(f, "/v1/pets/", func(f *testing.F, s *apptest.Server) int64 { return addPets(f, s, 1)[0].ID },
+		func(t *testing.T, what string, body []byte) int64 { return checkPet(t, what, body).ID })
+}
+
+func FuzzGetOrder(f *testing.F) {
+	fuzzGet(f, "/v1/store/orders/", func(f *testing.F, s *apptest.Server) int64 { return addOrders(f, s, 1)[0].ID },
+		func(t *testing.T, what string, body []byte) int64 { return checkOrder(t, what, body).ID })
+}
+
+// addPets stores n pets straight in s's database, in every status.
+func addPets(f *testing.F, s *apptest.Server, n int) []models.Pet {
+	pets := make([]models.Pet, n)
+	for i := range pets {
+		pets[i] = models.Pet{Name: fmt.Sprint("Pet ", i), CategoryID: int64(i%6 + 1), Status: models.PetStatuses[i%3]}
+	}
+	if err := s.DB.Create(&pets).Error; err != nil {
+		f.Fatal(err)
+	}
+	return pets
+}
+
+// addOrders places n orders through the order store, and moves them into every status.
+func addOrders(f *testing.F, s *apptest.Server, n int) []*models.Order {
+	ctx, orders := context.Background(), models.NewOrderStore(s.DB)
+	out := make([]*models.Order, n)
+	for i := range out {
+		p := models.Pet{Name: fmt.Sprint("Ordered ", i), CategoryID: 1, Status: models.PetAvailable}
+		if err := s.DB.Create(&p).Error; err != nil {
+			f.Fatal(err)
+		}
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, "fuzz")
+		for _, a := range [][]models.Action{nil, {models.ActionApprove}, {models.ActionApprove, models.ActionDeliver}, {models.ActionCancel}}[i%4] {
+			if err == nil {
+				o, err = orders.Apply(ctx, o.ID, a, "fuzz")
+			}
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// fuzzList fuzzes the query string of a list: every answer is a page of valid items in
+// ascending id order, whose next page (when announced) answers too, or a 400 invalid_request.
+func fuzzList(f *testing.F, path string, fill func(*testing.F, *apptest.Server), check func(t *testing.T, what string, item []byte) int64) {
+	for _, q := range listQuerySeeds {
+		f.Add(q)
+	}
+	for _, st := range models.OrderStatuses {
+		f.Add("status=" + string(st))
+	}
+	servers := fuzzServers(f)
+	for _, s := range servers {
+		fill(f, s)
+	}
+
 	f.Fuzz(func(t *testing.T, rawQuery string) {
 		for _, s := range servers {
-			target := "/v1/pets?" + requestLineSafe(rawQuery)
+			target := path + "?" + requestLineSafe(rawQuery)
 			what := s.DB.Dialector.Name() + ": GET " + target
 			res := s.Get(t, target)
 			if res.StatusCode != http.StatusOK {
@@ -198,15 +370,15 @@ func FuzzListPets(f *testing.F) {
 			}
 			var items []json.RawMessage
 			if err := json.Unmarshal(res.Body, &items); err != nil || len(items) > models.MaxLimit {
-				t.Fatalf("%s: want an array of at most %d Pets: %v %s", what, models.MaxLimit, err, res.Body)
+				t.Fatalf("%s: want an array of at most %d items: %v %s", what, models.MaxLimit, err, res.Body)
 			}
 			var last int64
 			for _, item := range items {
-				p := checkPet(t, what, item)
-				if p.ID <= last {
+				id := check(t, what, item)
+				if id <= last {
 					t.Fatalf("%s: ids not ascending: %s", what, res.Body)
 				}
-				last = p.ID
+				last = id
 			}
 			if link := res.Header.Get("Link"); link != "" {
 				m := nextLink.FindStringSubmatch(link)
@@ -221,32 +393,30 @@ func FuzzListPets(f *testing.F) {
 	})
 }
 
-func FuzzGetPet(f *testing.F) {
+// fuzzGet fuzzes the id in prefix<id>: the one item that exists, a 404 or a 400.
+func fuzzGet(f *testing.F, prefix string, make1 func(*testing.F, *apptest.Server) int64, check func(t *testing.T, what string, body []byte) int64) {
 	for _, id := range petIDSeeds {
 		f.Add(id)
 	}
 	servers := fuzzServers(f)
-	rex := make([]models.Pet, len(servers))
+	ids := make([]int64, len(servers))
 	for i, s := range servers {
-		rex[i] = models.Pet{Name: "Rex", CategoryID: 1, Status: models.PetAvailable}
-		if err := s.DB.Create(&rex[i]).Error; err != nil {
-			f.Fatal(err)
-		}
+		ids[i] = make1(f, s)
 	}
 
 	f.Fuzz(func(t *testing.T, id string) {
 		for i, s := range servers {
-			target := "/v1/pets/" + url.PathEscape(id)
+			target := prefix + url.PathEscape(id)
 			what := s.DB.Dialector.Name() + ": GET " + target
 			res := s.Get(t, target)
 			switch {
 			case res.StatusCode != http.StatusOK:
 				checkRefusal(t, what, res, models.EInvalid, models.ENotFound)
 			case bytes.HasPrefix(res.Body, []byte("[")):
-				// The path normalised to the list (an empty id, "..", "./"); FuzzListPets covers it.
+				// The path normalised to the list (an empty id, "..", "./"); the list fuzzers cover it.
 			default:
-				if p := checkPet(t, what, res.Body); p.ID != rex[i].ID {
-					t.Fatalf("%s: answered pet %d, and only %d exists", what, p.ID, rex[i].ID)
+				if got := check(t, what, res.Body); got != ids[i] {
+					t.Fatalf("%s: answered item %d, and only %d exists", what, got, ids[i])
 				}
 			}
 		}
