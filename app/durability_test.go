@@ -85,25 +85,35 @@ func TestAThousandConcurrentCreatesGiveAThousandDistinctPets(t *testing.T) {
 	})
 }
 
-// ack is a create the service acknowledged with 201: the pet's body as the client saw it.
+// ack is a create the service acknowledged with 201: the id and the body the client saw.
 type ack struct {
 	id   int64
 	body []byte
 }
 
-// writers keeps clients creating pets against url until one of its requests fails (the
-// process is gone); it records each acknowledged pet and the names of creates that got no
-// answer.
+// writers keep clients adding pets, and placing an order on every other one, until a request
+// fails (the process is gone). They record what was acknowledged and what got no answer.
 type writers struct {
 	mu         sync.Mutex
-	acked      []ack
-	unanswered []string
+	pets       []ack
+	orders     []ack
+	lostPets   []string // names of creates that got no answer
+	lostOrders []int64  // pets whose order got no answer
 	wrong      []string
 	wg         sync.WaitGroup
 }
 
 func startWriters(url, key string, n int) *writers {
 	w := &writers{}
+	post := func(client *http.Client, path, body string) (int, []byte, error) {
+		res, err := client.Post(url+path, "application/json", bytes.NewReader([]byte(body)))
+		if err != nil {
+			return 0, nil, err
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return res.StatusCode, b, err
+	}
 	for c := range n {
 		w.wg.Add(1)
 		go func() {
@@ -111,24 +121,39 @@ func startWriters(url, key string, n int) *writers {
 			client := apptest.KeyClient(key, time.Minute)
 			for i := 0; ; i++ {
 				name := fmt.Sprintf("Writer %d pet %d", c, i)
-				body := fmt.Sprintf(`{"name":%q,"categoryId":%d,"status":%q}`, name, i%6+1, models.PetStatuses[i%3])
-				res, err := client.Post(url+"/v1/pets", "application/json", bytes.NewReader([]byte(body)))
-				if err != nil {
-					w.mu.Lock()
-					w.unanswered = append(w.unanswered, name)
-					w.mu.Unlock()
-					return
-				}
-				b, _ := io.ReadAll(res.Body)
-				res.Body.Close()
+				status, b, err := post(client, "/v1/pets", fmt.Sprintf(`{"name":%q,"categoryId":%d}`, name, i%6+1))
 				var p pet
 				w.mu.Lock()
-				if res.StatusCode == 201 && json.Unmarshal(b, &p) == nil && p.Name == name {
-					w.acked = append(w.acked, ack{p.ID, b})
-				} else {
-					w.wrong = append(w.wrong, fmt.Sprintf("%s: %d %s", name, res.StatusCode, b))
+				switch {
+				case err != nil:
+					w.lostPets = append(w.lostPets, name)
+				case status == 201 && json.Unmarshal(b, &p) == nil && p.Name == name:
+					w.pets = append(w.pets, ack{p.ID, b})
+				default:
+					w.wrong = append(w.wrong, fmt.Sprintf("%s: %d %s", name, status, b))
 				}
 				w.mu.Unlock()
+				if err != nil {
+					return
+				}
+				if p.ID == 0 || i%2 == 1 {
+					continue
+				}
+				status, b, err = post(client, "/v1/store/orders", fmt.Sprintf(`{"petId":%d}`, p.ID))
+				var o order
+				w.mu.Lock()
+				switch {
+				case err != nil:
+					w.lostOrders = append(w.lostOrders, p.ID)
+				case status == 201 && json.Unmarshal(b, &o) == nil && o.PetID == p.ID:
+					w.orders = append(w.orders, ack{o.ID, b})
+				default:
+					w.wrong = append(w.wrong, fmt.Sprintf("order for %s: %d %s", name, status, b))
+				}
+				w.mu.Unlock()
+				if err != nil {
+					return
+				}
 			}
 		}()
 	}
@@ -138,26 +163,90 @@ func startWriters(url, key string, n int) *writers {
 func (w *writers) ackedCount() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.acked)
+	return len(w.pets) + len(w.orders)
 }
 
-// storedPets reads every pet straight from the database of env's store, by name.
-func storedPets(t *testing.T, store apptest.Store, env map[string]string) map[string]models.Pet {
+// stored is what the database of a store holds after the process is gone.
+type stored struct {
+	pets    map[string]models.Pet // by name
+	orders  map[int64]models.Order
+	ofPet   map[int64][]models.Order
+	history map[int64]int // status changes per order
+}
+
+func readStored(t *testing.T, store apptest.Store, env map[string]string) stored {
 	t.Helper()
 	cfg := apptest.Config(t, store)
 	cfg.DatabaseURL, cfg.DBPath = env["DATABASE_URL"], env["PETSTORE_DB_PATH"]
 	if cfg.DBPath == "" {
 		cfg.DBPath = "unused"
 	}
+	db := apptest.OpenDB(t, cfg)
 	var pets []models.Pet
-	if err := apptest.OpenDB(t, cfg).Find(&pets).Error; err != nil {
-		t.Fatal(err)
+	var orders []models.Order
+	var changes []models.StatusChange
+	for _, q := range []error{db.Find(&pets).Error, db.Find(&orders).Error, db.Find(&changes).Error} {
+		if q != nil {
+			t.Fatal(q)
+		}
 	}
-	out := make(map[string]models.Pet, len(pets))
+	st := stored{pets: map[string]models.Pet{}, orders: map[int64]models.Order{}, ofPet: map[int64][]models.Order{}, history: map[int64]int{}}
 	for _, p := range pets {
-		out[p.Name] = p
+		st.pets[p.Name] = p
 	}
-	return out
+	for _, o := range orders {
+		st.orders[o.ID] = o
+		st.ofPet[o.PetID] = append(st.ofPet[o.PetID], o)
+	}
+	for _, c := range changes {
+		if c.OrderID != nil {
+			st.history[*c.OrderID]++
+		}
+	}
+	return st
+}
+
+// checkWhole fails on any half-done write: a pet that is not valid, an order whose pet's status
+// disagrees with it, an order without its history record. Every pet starts available and only
+// an order moves it (to pending, in the order's own transaction).
+func (st stored) checkWhole(t *testing.T) {
+	t.Helper()
+	for name, p := range st.pets {
+		if _, err := (models.NewPet{Name: &p.Name, CategoryID: &p.CategoryID, Status: (*string)(&p.Status)}).Validate(); err != nil || p.CreatedAt.IsZero() {
+			t.Fatalf("stored pet %q is not whole: %+v (%v)", name, p, err)
+		}
+		want := models.PetAvailable
+		if len(st.ofPet[p.ID]) > 0 {
+			want = models.PetPending
+		}
+		if p.Status != want || len(st.ofPet[p.ID]) > 1 {
+			t.Fatalf("pet %d is %s with orders %+v: half done", p.ID, p.Status, st.ofPet[p.ID])
+		}
+	}
+	for id, o := range st.orders {
+		if o.Status != models.OrderPlaced || st.history[id] != 1 {
+			t.Fatalf("order %d is %s with %d history records: half done", id, o.Status, st.history[id])
+		}
+	}
+}
+
+// checkAcknowledged fails unless every write acknowledged with 201 is there as it was told.
+func (st stored) checkAcknowledged(t *testing.T, w *writers) {
+	t.Helper()
+	for _, a := range w.pets {
+		var p pet
+		_ = json.Unmarshal(a.body, &p)
+		if got, ok := st.pets[p.Name]; !ok || got.ID != a.id || got.CategoryID != p.CategoryID {
+			t.Fatalf("acknowledged pet %s is not there: %+v", a.body, got)
+		}
+	}
+	for _, a := range w.orders {
+		var o order
+		_ = json.Unmarshal(a.body, &o)
+		if got, ok := st.orders[a.id]; !ok || got.PetID != o.PetID || string(got.Status) != o.Status {
+			t.Fatalf("acknowledged order %s is not there: %+v", a.body, got)
+		}
+	}
 }
 
 func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testing.T) {
@@ -168,38 +257,38 @@ func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testi
 		first := apptest.StartProcess(t, bin, env)
 		const clients = 16
 		w := startWriters(first.URL, key, clients)
-		eventually(t, "200 acknowledged creates", func() bool { return w.ackedCount() >= 200 })
+		eventually(t, "300 acknowledged writes", func() bool { return w.ackedCount() >= 300 })
 		first.Kill(t) // SIGKILL while the writers are sending
 		w.wg.Wait()
 
+		// The restarted service serves every acknowledged order as it was acknowledged.
 		second := apptest.StartProcess(t, bin, env)
 		client := apptest.KeyClient(key, time.Minute)
-		for _, a := range w.acked {
-			res, err := client.Get(fmt.Sprintf("%s/v1/pets/%d", second.URL, a.id))
+		for _, a := range w.orders {
+			res, err := client.Get(fmt.Sprintf("%s/v1/store/orders/%d", second.URL, a.id))
 			if err != nil {
 				t.Fatal(err)
 			}
 			b, _ := io.ReadAll(res.Body)
 			res.Body.Close()
 			if res.StatusCode != 200 || !bytes.Equal(b, a.body) {
-				t.Fatalf("pet %d was acknowledged as %s; after the crash: %d %s", a.id, a.body, res.StatusCode, b)
+				t.Fatalf("order %d was acknowledged as %s; after the crash: %d %s", a.id, a.body, res.StatusCode, b)
 			}
 		}
-		stored := storedPets(t, store, env)
-		// Each client had at most one create in flight when the process died; those may or may
-		// not have been stored, whole. Nothing else may be there.
-		if extra := len(stored) - len(w.acked); extra < 0 || extra > clients {
-			t.Fatalf("%d pets stored for %d acknowledged creates with %d clients", len(stored), len(w.acked), clients)
-		}
-		for name, p := range stored {
-			if _, verr := (models.NewPet{Name: &p.Name, CategoryID: &p.CategoryID, Status: (*string)(&p.Status)}).Validate(); verr != nil || p.ID < 1 || p.CreatedAt.IsZero() {
-				t.Fatalf("stored pet %q is not whole: %+v (%v)", name, p, verr)
-			}
+		st := readStored(t, store, env)
+		st.checkAcknowledged(t, w)
+		st.checkWhole(t)
+		// Each client had at most one write in flight when the process died; it may or may not
+		// have been stored, whole. Nothing else may be there.
+		if extra := len(st.pets) + len(st.orders) - len(w.pets) - len(w.orders); extra < 0 || extra > clients {
+			t.Fatalf("%d pets and %d orders stored for %d and %d acknowledged, with %d clients",
+				len(st.pets), len(st.orders), len(w.pets), len(w.orders), clients)
 		}
 		for _, wrong := range w.wrong {
 			t.Errorf("before the crash: %s", wrong)
 		}
-		t.Logf("%d creates acknowledged before SIGKILL, %d in flight, %d stored", len(w.acked), len(w.unanswered), len(stored))
+		t.Logf("acknowledged before SIGKILL: %d pets, %d orders; in flight: %d; stored: %d pets, %d orders",
+			len(w.pets), len(w.orders), len(w.lostPets)+len(w.lostOrders), len(st.pets), len(st.orders))
 	})
 }
 
@@ -218,7 +307,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 		fmt.Fprintf(held, "POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 			key, len(body), body[:10])
 
-		eventually(t, "100 acknowledged creates", func() bool { return w.ackedCount() >= 100 })
+		eventually(t, "150 acknowledged writes", func() bool { return w.ackedCount() >= 150 })
 		signalled := time.Now()
 		p.Signal(t, syscall.SIGTERM)
 		eventually(t, "the listener closing", func() bool {
@@ -240,29 +329,30 @@ func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 			t.Fatalf("exit code %d after SIGTERM, want 0 and a clean stop:\n%s", code, p.Logs)
 		}
 
-		stored := storedPets(t, store, env)
-		for _, a := range w.acked {
-			var got pet
-			_ = json.Unmarshal(a.body, &got)
-			if stored[got.Name].ID != a.id {
-				t.Fatalf("acknowledged pet %s is missing after the shutdown", a.body)
-			}
-		}
+		st := readStored(t, store, env)
+		st.checkAcknowledged(t, w)
+		st.checkWhole(t)
 		// A request the client got no answer for must not have been carried out: that would be
 		// an in-flight request that failed.
-		for _, name := range w.unanswered {
-			if p, ok := stored[name]; ok {
+		for _, name := range w.lostPets {
+			if p, ok := st.pets[name]; ok {
 				t.Fatalf("create %q got no answer but was stored as pet %d", name, p.ID)
 			}
 		}
-		if _, ok := stored["Held over the signal"]; !ok || len(stored) != len(w.acked)+1 {
-			t.Fatalf("%d pets stored, want the %d acknowledged plus the held one", len(stored), len(w.acked))
+		for _, petID := range w.lostOrders {
+			if len(st.ofPet[petID]) > 0 {
+				t.Fatalf("the order for pet %d got no answer but was placed: %+v", petID, st.ofPet[petID])
+			}
+		}
+		if _, ok := st.pets["Held over the signal"]; !ok || len(st.pets) != len(w.pets)+1 || len(st.orders) != len(w.orders) {
+			t.Fatalf("%d pets and %d orders stored; want the %d and %d acknowledged, plus the held pet",
+				len(st.pets), len(st.orders), len(w.pets), len(w.orders))
 		}
 		for _, wrong := range w.wrong {
 			t.Errorf("during the shutdown: %s", wrong)
 		}
-		t.Logf("%d creates acknowledged, %d got no answer (and none was stored); exited %s after SIGTERM",
-			len(w.acked), len(w.unanswered), took.Round(time.Millisecond))
+		t.Logf("acknowledged: %d pets, %d orders; %d requests got no answer (none was carried out); exited %s after SIGTERM",
+			len(w.pets), len(w.orders), len(w.lostPets)+len(w.lostOrders), took.Round(time.Millisecond))
 	})
 }
 

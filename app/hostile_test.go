@@ -64,17 +64,24 @@ func hostileRequests() []hostileRequest {
 			reqs = append(reqs, hostileRequest{method: "POST", target: "/v1/pets", contentType: "application/json", body: body})
 		}
 	}
+	for _, seed := range orderBodySeeds {
+		for _, body := range mutate(rng, seed, 4) {
+			reqs = append(reqs, hostileRequest{method: "POST", target: "/v1/store/orders", contentType: "application/json", body: body})
+		}
+	}
 	for _, ct := range contentTypeSeeds {
 		reqs = append(reqs, hostileRequest{method: "POST", target: "/v1/pets", contentType: ct, body: `{"name":"Rex","categoryId":1}`})
 	}
 	for _, seed := range listQuerySeeds {
 		for _, q := range mutate(rng, seed, 8) {
-			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets?" + requestLineSafe(q)})
+			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets?" + requestLineSafe(q)},
+				hostileRequest{method: "GET", target: "/v1/store/orders?" + requestLineSafe(q)})
 		}
 	}
 	for _, seed := range petIDSeeds {
 		for _, id := range mutate(rng, seed, 4) {
-			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets/" + url.PathEscape(id)})
+			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets/" + url.PathEscape(id)},
+				hostileRequest{method: "GET", target: "/v1/store/orders/" + url.PathEscape(id)})
 		}
 	}
 	for _, seed := range rawRequestSeeds {
@@ -83,7 +90,7 @@ func hostileRequests() []hostileRequest {
 		}
 	}
 	for _, method := range []string{"PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "HEAD"} {
-		for _, target := range []string{"/v1/pets", "/v1/pets/1", "/v1/categories", "/healthz", "/nowhere"} {
+		for _, target := range []string{"/v1/pets", "/v1/pets/1", "/v1/store/orders", "/v1/store/orders/1", "/v1/categories", "/healthz", "/nowhere"} {
 			reqs = append(reqs, hostileRequest{method: method, target: target})
 		}
 	}

@@ -45,11 +45,13 @@ func (l *load) run(ctx context.Context, s *apptest.Server, workers int, bound ti
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
 				var req *http.Request
-				switch (w + i) % 3 {
+				switch (w + i) % 4 {
 				case 0:
 					req, _ = http.NewRequest("GET", s.URL+"/v1/pets?limit=5", nil)
 				case 1:
 					req, _ = http.NewRequest("GET", s.URL+"/v1/pets/1", nil)
+				case 2:
+					req, _ = http.NewRequest("GET", s.URL+"/v1/store/orders?limit=5", nil)
 				default:
 					body := fmt.Sprintf(`{"name":"Load %d-%d","categoryId":1}`, w, i)
 					req, _ = http.NewRequest("POST", s.URL+"/v1/pets", bytes.NewReader([]byte(body)))
