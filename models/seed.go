@@ -46,7 +46,7 @@ func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error)
 	var res SeedResult
 	rng := opt.Rand
 	if rng == nil {
-		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) // #nosec G404 -- demo names and dates; nothing here needs to be unpredictable
 	}
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if tx.Dialector.Name() == "postgres" {
