@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/petstore/petstore/routes/apiservers"
 )
 
 // Config is the service's configuration, read from environment variables. The README's
@@ -27,6 +29,8 @@ type Config struct {
 	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+	ProductionURL     string        // PETSTORE_PRODUCTION_URL: production's address without /v1, a server of the API document
+	StagingURL        string        // PETSTORE_STAGING_URL: staging's address without /v1, a server of the API document
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -47,6 +51,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
 		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+		ProductionURL:     e.baseURL("PETSTORE_PRODUCTION_URL", apiservers.DefaultProductionURL),
+		StagingURL:        e.baseURL("PETSTORE_STAGING_URL", apiservers.DefaultStagingURL),
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))
@@ -115,6 +121,19 @@ func (e *envReader) duration(name string, def time.Duration) time.Duration {
 		e.fail(name, "must be a positive duration such as 5s or 2m, got %q", v)
 	}
 	return d
+}
+
+// baseURL reads the address of a deployment, to which the API document appends /v1.
+func (e *envReader) baseURL(name, def string) string {
+	v := strings.TrimRight(e.str(name, def), "/")
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		e.fail(name, "must be an http or https URL such as https://api.example.com, got %q", v)
+	case strings.HasSuffix(u.Path, "/v1"):
+		e.fail(name, "must not end in /v1: the API document appends it, got %q", v)
+	}
+	return v
 }
 
 func (e *envReader) oneOf(name, def string, allowed ...string) string {

@@ -30,6 +30,9 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		DBTimeout:  cfg.DBTimeout,
 		Pets:       models.NewPetStore(db),
 		Categories: models.NewCategoryStore(db),
+
+		ProductionURL: cfg.ProductionURL,
+		StagingURL:    cfg.StagingURL,
 	})
 	return app
 }

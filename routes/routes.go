@@ -19,6 +19,10 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
+	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
+	// by the served API document.
+	ProductionURL string
+	StagingURL    string
 }
 
 // Register adds every route of the service to app.
@@ -29,6 +33,7 @@ func Register(app *fiber.App, d Deps) {
 	app.Get("/readyz", readyz(map[string]ReadyCheck{
 		"database": func(ctx context.Context) error { return models.Ping(ctx, d.DB) },
 	}))
+	registerDocs(app, d.ProductionURL, d.StagingURL)
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
