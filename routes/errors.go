@@ -13,11 +13,11 @@ import (
 // Error is the body of every error response.
 type Error struct {
 	// Machine-readable error code.
-	Code string `json:"code" example:"validation_failed"`
+	Code string `json:"code" example:"validation_failed" validate:"required"`
 	// Human-readable description; names the offending field or parameter where there is one.
-	Message string `json:"message" example:"name: must not be empty"`
+	Message string `json:"message" example:"name: must not be empty" validate:"required"`
 	// The HTTP status code of the response.
-	Status int `json:"status" example:"400"`
+	Status int `json:"status" example:"400" minimum:"400" maximum:"599" validate:"required"`
 } //	@name	Error
 
 // Codes only the HTTP layer produces.
@@ -95,6 +95,10 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if body.Status >= 500 {
 			log.Error("request failed", "request_id", requestID(c), "method", c.Method(),
 				"path", c.Path(), "status", body.Status, "error", err.Error())
+		}
+		if requestID(c) == "" {
+			// fasthttp refused the request (a body over the limit) before any middleware ran.
+			assignRequestID(c)
 		}
 		return c.Status(body.Status).JSON(body)
 	}
