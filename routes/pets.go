@@ -51,7 +51,7 @@ func petResponse(p *models.Pet) Pet {
 //	@Param			status	query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
 //	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"
 //	@Success		200		{array}		Pet			"A page of animals"
-//	@Header			200		{string}	Link		"<URL of the next page>; rel="next" (RFC 8288); absent on the last page"
+//	@Header			200		{string}	Link		"`<URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Failure		400		{object}	Error		"A limit, status or cursor that is not valid (invalid_request)"
 //	@Router			/pets [get]
 func listPets(pets *models.PetStore) fiber.Handler {
@@ -125,9 +125,9 @@ func createPet(pets *models.PetStore) fiber.Handler {
 //	@Success		200		{object}	Pet			"The animal exists"
 //	@Failure		400		{object}	Error		"petId is not a 64-bit integer (invalid_request)"
 //	@Failure		404		{object}	Error		"No animal has this id (not_found)"
-//	@Header			all		{string}	Deprecation	"@1795219200, when the operation was deprecated (RFC 9745)"
-//	@Header			all		{string}	Sunset		"Thu, 05 Dec 2030 00:00:00 GMT, when the operation will be removed (RFC 8594)"
-//	@Header			all		{string}	Link		"</v1/pets>; rel="successor-version" (RFC 8288)"
+//	@Header			all		{string}	Deprecation	"`@1795219200`, when the operation was deprecated (RFC 9745)"
+//	@Header			all		{string}	Sunset		"`Thu, 05 Dec 2030 00:00:00 GMT`, when the operation will be removed (RFC 8594)"
+//	@Header			all		{string}	Link		"`</v1/pets>; rel="successor-version"`, the successor (RFC 8288)"
 //	@Router			/pets/{petId} [get]
 func getPet(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
