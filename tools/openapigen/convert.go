@@ -34,6 +34,17 @@ func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
 	if err := json.Unmarshal(swagger, &doc2); err != nil {
 		return nil, fmt.Errorf("swagger.json: %w", err)
 	}
+	// swag writes a parameter's example(...) where Swagger 2.0 has no field for it; carry it over
+	// as an extension, which the conversion keeps.
+	for _, item := range doc2.Paths {
+		for _, op := range item.Operations() {
+			for _, p := range op.Parameters {
+				if ex, ok := p.Extensions["example"]; ok {
+					p.Extensions["x-example"] = ex
+				}
+			}
+		}
+	}
 	doc, err := openapi2conv.ToV3(&doc2)
 	if err != nil {
 		return nil, fmt.Errorf("convert to OpenAPI 3: %w", err)
@@ -98,6 +109,12 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 		for _, op := range item.Operations() {
 			if op.Security == nil {
 				op.Security = &bearer
+			}
+			for _, p := range op.Parameters {
+				if ex, ok := p.Value.Extensions["x-example"]; ok && p.Ref == "" {
+					p.Value.Example = ex
+					delete(p.Value.Extensions, "x-example")
+				}
 			}
 			completeResponses(op)
 			closeRequestBody(doc, op)
