@@ -111,7 +111,10 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 				op.Security = &bearer
 			}
 			for _, p := range op.Parameters {
-				if ex, ok := p.Value.Extensions["x-example"]; ok && p.Ref == "" {
+				if p.Value == nil {
+					continue
+				}
+				if ex, ok := p.Value.Extensions["x-example"]; ok {
 					p.Value.Example = ex
 					delete(p.Value.Extensions, "x-example")
 				}
