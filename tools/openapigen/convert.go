@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,6 +21,10 @@ import (
 
 // securityScheme is the name the handlers' `@Security` annotations use.
 const securityScheme = "BearerAuth"
+
+// schemaName is how the document names a schema (Pet, NewOrder); swag's default, the Go package
+// and type (models.PetStatus), is not part of the interface.
+var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
 // stabilities are the values DECISIONS.md gives `x-stability`.
 var stabilities = []string{"beta", "experimental"}
@@ -299,6 +304,11 @@ func check(doc *openapi3.T) error {
 	for name := range tags {
 		if !grouped[name] {
 			errs = append(errs, fmt.Errorf("tag %q is in no x-tagGroups group: Redoc would hide its operations", name))
+		}
+	}
+	for _, name := range sortedKeys(doc.Components.Schemas) {
+		if !schemaName.MatchString(name) {
+			errs = append(errs, fmt.Errorf("schema %q: name the type for the document with //	@name", name))
 		}
 	}
 	paths := doc.Paths.Map()

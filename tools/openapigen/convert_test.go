@@ -176,6 +176,10 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 		{"error answer that is no Error", func(doc map[string]any) {
 			op(doc, "/pets", "post")["responses"].(map[string]any)["413"] = map[string]any{"description": "too large"}
 		}, "createPet): response 413"},
+		{"schema named after its Go type", func(doc map[string]any) {
+			defs := doc["definitions"].(map[string]any)
+			defs["models.PetStatus"] = defs["PetStatus"]
+		}, `"models.PetStatus"`},
 		{"tag in no group", func(doc map[string]any) {
 			doc["tags"] = append(doc["tags"].([]any), map[string]any{"name": "misc"})
 		}, `"misc" is in no x-tagGroups`},
