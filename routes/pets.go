@@ -49,7 +49,7 @@ func petResponse(p *models.Pet) Pet {
 //	@Security		BearerAuth
 //	@Param			limit	query		int			false	"Maximum number of animals returned"							minimum(1)	maximum(100)	default(20)
 //	@Param			status	query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
-//	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"	example(djE6MjA)
+//	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"
 //	@Success		200		{array}		Pet			"A page of animals"
 //	@Header			200		{string}	Link		"`<URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Failure		400		{object}	Error		"A limit, status or cursor that is not valid (invalid_request)"
