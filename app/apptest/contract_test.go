@@ -28,6 +28,9 @@ func fakeService(t *testing.T, status int, headers map[string]string, body strin
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	a.Use(func(c *fiber.Ctx) error {
 		c.Set("X-Request-ID", "abc-123")
+		c.Set("X-RateLimit-Limit", "60")
+		c.Set("X-RateLimit-Remaining", "59")
+		c.Set("X-RateLimit-Reset", "1795219260")
 		for k, v := range headers {
 			c.Set(k, v)
 		}
