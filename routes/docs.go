@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -27,11 +28,14 @@ func servedOpenAPI(productionURL, stagingURL string) []byte {
 	if doc["servers"], err = json.Marshal(servers); err != nil {
 		panic(err)
 	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // as in the committed document: "<API_KEY>", not "\u003cAPI_KEY\u003e"
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
 		panic(err)
 	}
-	return out
+	return out.Bytes()
 }
 
 // docsPolicy keeps the documentation pages offline: scripts, styles and images come from this
