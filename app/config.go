@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/petstore/petstore/routes/apiservers"
+	"github.com/redis/go-redis/v9"
 )
 
 // Config is the service's configuration, read from environment variables. The README's
@@ -31,6 +33,10 @@ type Config struct {
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
 	ProductionURL     string        // PETSTORE_PRODUCTION_URL: production's address without /v1, a server of the API document
 	StagingURL        string        // PETSTORE_STAGING_URL: staging's address without /v1, a server of the API document
+	RedisPrefix       string        // PETSTORE_REDIS_PREFIX: starts every Redis key of this deployment
+	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
+	BanDuration       time.Duration // PETSTORE_BAN_DURATION
+	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -53,6 +59,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
 		ProductionURL:     e.baseURL("PETSTORE_PRODUCTION_URL", apiservers.DefaultProductionURL),
 		StagingURL:        e.baseURL("PETSTORE_STAGING_URL", apiservers.DefaultStagingURL),
+		RedisPrefix:       e.str("PETSTORE_REDIS_PREFIX", "petstore:"),
+		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
+		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),
+		KeyCacheTTL:       e.duration("PETSTORE_KEY_CACHE_TTL", 5*time.Second),
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))
@@ -66,6 +76,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		u, err := url.Parse(c.RedisURL)
 		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 			e.fail("REDIS_URL", "must be a URL like redis://host:6379/0, got %q", redactURL(c.RedisURL))
+		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			e.fail("REDIS_URL", "%v", err)
 		}
 	}
 	if c.DBPath == "" {
@@ -109,6 +121,18 @@ func (e *envReader) positiveInt(name string, def int) int {
 		e.fail(name, "must be a positive integer, got %q", v)
 	}
 	return n
+}
+
+func (e *envReader) positiveFloat(name string, def float64) float64 {
+	v := e.str(name, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		e.fail(name, "must be a positive number such as 1 or 0.5, got %q", v)
+	}
+	return f
 }
 
 func (e *envReader) duration(name string, def time.Duration) time.Duration {

@@ -29,10 +29,6 @@ var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 // stabilities are the values DECISIONS.md gives `x-stability`.
 var stabilities = []string{"beta", "experimental"}
 
-// rateLimitHeadersRequired makes the contract tests insist on the X-RateLimit-* headers. It is
-// false only until the rate limiter sets them on every /v1 response.
-const rateLimitHeadersRequired = false
-
 // convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
 func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
 	var doc2 openapi2.T
@@ -143,6 +139,13 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 // everyResponse are the headers every /v1 response carries (DECISIONS.md).
 var everyResponse = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-ID"}
 
+// beforeTheGate is the answer the HTTP server gives on its own, before the /v1 gate authenticates
+// and counts the request: a body over the limit (fiber's BodyLimit). It carries an X-Request-ID
+// but no rate-limit headers, and the document says so rather than promise them.
+const beforeTheGate = "413"
+
+const beforeTheGateNote = " The HTTP server refuses it before authentication and rate limiting: it is not counted and carries no X-RateLimit-* headers."
+
 func sharedHeaders() map[string]*openapi3.Header {
 	integer := func(min float64, example any) *openapi3.SchemaRef {
 		s := openapi3.NewInt64Schema().WithMin(min)
@@ -158,18 +161,18 @@ func sharedHeaders() map[string]*openapi3.Header {
 		return &openapi3.Header{Parameter: openapi3.Parameter{Description: description, Required: required, Schema: schema}}
 	}
 	return map[string]*openapi3.Header{
-		"X-RateLimit-Limit": header(rateLimitHeadersRequired, integer(1, 60),
+		"X-RateLimit-Limit": header(true, integer(1, 60),
 			"The request limit of the window that applies: the minute or day window with the fewest requests remaining (the minute window when tied)."),
-		"X-RateLimit-Remaining": header(rateLimitHeadersRequired, integer(0, 59),
+		"X-RateLimit-Remaining": header(true, integer(0, 59),
 			"Requests left in that window."),
-		"X-RateLimit-Reset": header(rateLimitHeadersRequired, integer(0, 1795219260),
+		"X-RateLimit-Reset": header(true, integer(0, 1795219260),
 			"Unix time, in seconds, at which that window resets."),
 		"X-Request-ID": header(true, str("0b7c6f5e-3d1a-4c47-9a57-5f0f6f1d2e3a"),
 			"Identifies the request in the service's logs: the client's own X-Request-ID when it sent a well-formed one, else a new UUID."),
 		"Retry-After": header(true, integer(0, 30),
 			"Whole seconds to wait before sending again."),
-		"WWW-Authenticate": header(true, str("Bearer"),
-			"The authentication scheme to use: Bearer."),
+		"WWW-Authenticate": header(true, str(`Bearer realm="petstore", error="invalid_token"`),
+			`The challenge: Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid.`),
 	}
 }
 
@@ -183,10 +186,10 @@ type sharedResponse struct {
 var sharedResponses = []sharedResponse{
 	{"Unauthorized", "401", "The API key is missing (missing_api_key) or unknown, revoked or expired (invalid_api_key).",
 		[]string{"WWW-Authenticate"},
-		map[string]any{"code": "missing_api_key", "message": "an API key is required: send Authorization: Bearer <API_KEY>", "status": 401}},
+		map[string]any{"code": "missing_api_key", "message": "an API key is required: send it as Authorization: Bearer <key>", "status": 401}},
 	{"TooManyRequests", "429", "Over the plan's rate limit (rate_limit_exceeded), or the key is banned for a while after ignoring its 429s (api_key_banned).",
 		[]string{"Retry-After"},
-		map[string]any{"code": "rate_limit_exceeded", "message": "rate limit of 60 requests per minute exceeded; retry in 30 seconds", "status": 429}},
+		map[string]any{"code": "rate_limit_exceeded", "message": "rate limit exceeded: 60 requests per minute; retry after 30 seconds", "status": 429}},
 	{"InternalError", "500", "An unexpected failure (internal_error); the message carries no internals.",
 		nil,
 		map[string]any{"code": "internal_error", "message": "Internal error.", "status": 500}},
@@ -233,7 +236,16 @@ func completeResponses(op *openapi3.Operation) {
 		if res.Headers == nil {
 			res.Headers = openapi3.Headers{}
 		}
-		for _, name := range everyResponse {
+		headers := everyResponse
+		if status == beforeTheGate {
+			headers = []string{"X-Request-ID"}
+			desc := ""
+			if res.Description != nil {
+				desc = *res.Description
+			}
+			res.Description = openapi3.Ptr(strings.TrimSpace(desc + beforeTheGateNote))
+		}
+		for _, name := range headers {
 			res.Headers[name] = headerRef(name)
 		}
 	}
