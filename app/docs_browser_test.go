@@ -149,7 +149,8 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/docs")); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"animals-listPets", "animals-createPet", "animals-getPet", "animals-listCategories"} {
+	for _, id := range []string{"animals-listPets", "animals-createPet", "animals-getPet", "animals-listCategories",
+		"store-listOrders", "store-createOrder", "store-getOrder"} {
 		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#operations-"+id))); err != nil {
 			t.Fatalf("operation %s is not listed: %v", id, err)
 		}
@@ -213,7 +214,8 @@ func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
 			t.Errorf("Redoc's menu does not show the tag group %s:\n%s", group, menu)
 		}
 	}
-	for _, op := range []string{"List animals", "Add an animal", "Get an animal (deprecated)", "List categories"} {
+	for _, op := range []string{"List animals", "Add an animal", "Get an animal (deprecated)", "List categories",
+		"List store orders", "Place a store order", "Get a store order"} {
 		if !strings.Contains(content, op) {
 			t.Errorf("Redoc does not show the operation %q", op)
 		}
