@@ -35,6 +35,9 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	if err := ensureAdmin(e, db); err != nil {
+		return err
+	}
 	server := NewServer(cfg, log, db)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

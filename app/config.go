@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/petstore/petstore/models"
+	"github.com/redis/go-redis/v9"
 )
 
 // Config is the service's configuration, read from environment variables. The README's
@@ -27,6 +31,8 @@ type Config struct {
 	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+	AdminPassword     string        // PETSTORE_ADMIN_PASSWORD: the first admin's password; empty generates one
+	SessionTimeout    time.Duration // PETSTORE_SESSION_TIMEOUT: a staff session ends after this long unused
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -47,6 +53,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
 		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+		AdminPassword:     getenv("PETSTORE_ADMIN_PASSWORD"),
+		SessionTimeout:    e.duration("PETSTORE_SESSION_TIMEOUT", 8*time.Hour),
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))
@@ -60,7 +68,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		u, err := url.Parse(c.RedisURL)
 		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 			e.fail("REDIS_URL", "must be a URL like redis://host:6379/0, got %q", redactURL(c.RedisURL))
+		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			e.fail("REDIS_URL", "%v", err)
 		}
+	}
+	if p := c.AdminPassword; p != "" && (utf8.RuneCountInString(p) < models.MinPasswordLength || len(p) > models.MaxPasswordBytes) {
+		e.fail("PETSTORE_ADMIN_PASSWORD", "must have %d characters to %d bytes", models.MinPasswordLength, models.MaxPasswordBytes)
 	}
 	if c.DBPath == "" {
 		e.fail("PETSTORE_DB_PATH", "must not be empty")
