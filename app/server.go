@@ -25,11 +25,14 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		DisableStartupMessage: true,
 	})
 	routes.Register(app, routes.Deps{
-		Log:        log,
-		DB:         db,
-		DBTimeout:  cfg.DBTimeout,
-		Pets:       models.NewPetStore(db),
-		Categories: models.NewCategoryStore(db),
+		Log:            log,
+		DB:             db,
+		DBTimeout:      cfg.DBTimeout,
+		Pets:           models.NewPetStore(db),
+		Categories:     models.NewCategoryStore(db),
+		Staff:          models.NewStaffStore(db),
+		Sessions:       sessionStorage(app, cfg),
+		SessionTimeout: cfg.SessionTimeout,
 	})
 	return app
 }

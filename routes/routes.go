@@ -19,6 +19,10 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
+	Staff      *models.StaffStore
+	// Sessions keeps the admin pages' sessions and login throttle; nil keeps them in memory.
+	Sessions       fiber.Storage
+	SessionTimeout time.Duration
 }
 
 // Register adds every route of the service to app.
@@ -36,4 +40,32 @@ func Register(app *fiber.App, d Deps) {
 	v1.Post("/pets", createPet(d.Pets))
 	v1.Get("/pets/:petId", getPet(d.Pets))
 	v1.Get("/categories", listCategories(d.Categories))
+
+	app.Get("/static/:file", serveStatic)
+
+	// The admin pages (DECISIONS.md, "Admin pages"): every page needs a staff session
+	// (requireStaff); categories, API keys and staff need the admin role too.
+	a := newAdmin(d)
+	staff := a.requireStaff
+	adm := app.Group("/admin", withDeadline(d.DBTimeout), adminResponses, a.csrf())
+	adm.Get("/login", a.loginForm)
+	adm.Post("/login", a.login)
+	adm.Get("/logout", staff, logoutConfirm)
+	adm.Post("/logout", a.logout)
+	adm.Get("/", staff, a.dashboard)
+	adm.Get("/pets", staff, a.listPets)
+	adm.Post("/pets", staff, a.createPet)
+	adm.Get("/pets/new", staff, a.newPetForm)
+	adm.Get("/pets/:id", staff, a.showPet)
+	adm.Post("/pets/:id", staff, a.updatePet)
+	adm.Get("/pets/:id/edit", staff, a.editPetForm)
+	adm.Get("/categories", staff, requireAdmin, a.listCategories)
+	adm.Post("/categories", staff, requireAdmin, a.createCategory)
+	adm.Post("/categories/:id", staff, requireAdmin, a.renameCategory)
+	adm.Get("/staff", staff, requireAdmin, a.listStaff)
+	adm.Post("/staff", staff, requireAdmin, a.createStaff)
+	adm.Post("/staff/:id/disable", staff, requireAdmin, a.setStaffDisabled(true))
+	adm.Post("/staff/:id/enable", staff, requireAdmin, a.setStaffDisabled(false))
+	// Last: an unknown admin page is a 404 inside the layout, after the session check.
+	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
 }
