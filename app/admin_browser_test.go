@@ -1,0 +1,243 @@
+package app_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/models"
+)
+
+// chrome drives a headless Chromium through the admin pages and saves a screenshot of each at
+// desktop and phone widths under the test's artifact folder (kept with go test -artifacts).
+type chrome struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+	dir  string
+}
+
+// chromiumPath finds Debian's chromium; without it the browser tests skip, except under CI,
+// where a missing browser fails them.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("Chromium is required under CI (apt-get install chromium) and was not found")
+	}
+	t.Skip("Chromium not found (install Debian's chromium or set CHROMIUM): browser tests skipped")
+	return ""
+}
+
+func newChrome(t *testing.T, base string) *chrome {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(1280, 800),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first action starts the browser; it must not run under a timeout, which would stop it.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	c := &chrome{t: t, base: base, dir: t.ArtifactDir()}
+	// A bound on the whole test, so a page that never loads fails instead of hanging.
+	c.ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func (c *chrome) do(steps ...chromedp.Action[chromedp.Void]) {
+	c.t.Helper()
+	if err := chromedp.Do(c.ctx, steps...); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *chrome) open(path string) {
+	c.t.Helper()
+	c.do(chromedp.Navigate(c.base + path))
+}
+
+// submit clicks a button or link and waits for the page it leads to; it returns that page's status.
+func (c *chrome) submit(sel string) int64 {
+	c.t.Helper()
+	res, err := chromedp.RunResponse(c.ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err != nil {
+		c.t.Fatalf("click %s: %v", sel, err)
+	}
+	return res.Status
+}
+
+func (c *chrome) fill(sel, value string) {
+	c.t.Helper()
+	c.do(chromedp.SetValue(chromedp.CSS(sel), value, chromedp.NodeVisible))
+}
+
+func (c *chrome) text(sel string) string {
+	c.t.Helper()
+	s, err := chromedp.Run(c.ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err != nil {
+		c.t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+func (c *chrome) count(sel string) int {
+	c.t.Helper()
+	n, err := chromedp.Run(c.ctx, chromedp.Evaluate[int]("document.querySelectorAll("+jsString(sel)+").length"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return n
+}
+
+func (c *chrome) location() string {
+	c.t.Helper()
+	u, err := chromedp.Run(c.ctx, chromedp.Location())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return strings.TrimPrefix(u, c.base)
+}
+
+func jsString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// shot saves the current page at desktop width and at a phone's, then returns to desktop.
+func (c *chrome) shot(name string) {
+	c.t.Helper()
+	for _, v := range []struct {
+		suffix        string
+		width, height int64
+		opts          []chromedp.EmulateViewportOption
+	}{
+		{"phone", 390, 844, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}},
+		{"desktop", 1280, 800, nil},
+	} {
+		c.do(chromedp.EmulateViewport(v.width, v.height, v.opts...))
+		png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(c.dir, name+"-"+v.suffix+".png"), png, 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
+
+// seedPets gives the pages something to show.
+func seedPets(t *testing.T, s *apptest.Server) {
+	t.Helper()
+	names := []string{"Rex", "Bella", "Tom", "Kiwi", "Nemo", "Spike", "Coco", "Max", "Luna", "Pip", "Shadow", "Daisy"}
+	pets := make([]models.Pet, len(names))
+	for i, n := range names {
+		pets[i] = models.Pet{Name: n, CategoryID: int64(i%6 + 1), Status: models.PetStatuses[i%3]}
+	}
+	if err := s.DB.Create(&pets).Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
+	s := adminServer(t, apptest.SQLite)
+	seedPets(t, s)
+	c := newChrome(t, s.URL)
+
+	// A visitor is sent to the login page and, after it, to the page asked for.
+	c.open("/admin/pets?status=available")
+	c.shot("01-login")
+	c.fill("#username", "ada")
+	c.fill("#password", "not the password")
+	if status := c.submit(`[data-testid="login-form"] button[type="submit"]`); status != 401 {
+		t.Fatalf("wrong password answered %d", status)
+	}
+	c.shot("02-login-failed")
+	c.fill("#password", adminPassword)
+	c.submit(`[data-testid="login-form"] button[type="submit"]`)
+	if loc := c.location(); loc != "/admin/pets?status=available" {
+		t.Fatalf("after login the browser is at %s", loc)
+	}
+	if c.count(`[data-testid="pet-row"]`) != 4 {
+		t.Fatalf("available pets: %d rows, want 4", c.count(`[data-testid="pet-row"]`))
+	}
+
+	// Filter the pets table.
+	c.fill("#q", "e")
+	c.fill("#f-category", "1")
+	c.submit(`[data-testid="pet-filters"] button[type="submit"]`)
+	if loc := c.location(); loc != "/admin/pets?q=e&status=available&category=1" {
+		t.Fatalf("filtered view at %s", loc)
+	}
+	if got := c.text(`[data-testid="pet-name"]`); got != "Rex" || c.count(`[data-testid="pet-row"]`) != 1 {
+		t.Fatalf("filtered pets: first %q of %d, want just Rex", got, c.count(`[data-testid="pet-row"]`))
+	}
+	c.shot("03-pets-filtered")
+	c.open("/admin/pets")
+	c.shot("04-pets")
+
+	// Create a pet: first with a mistake, then right.
+	c.submit(`[data-testid="new-pet"]`)
+	c.fill("#name", "   ")
+	if status := c.submit(`[data-testid="save-pet"]`); status != 400 {
+		t.Fatalf("an empty name answered %d", status)
+	}
+	if msg := c.text(`[data-testid="error-name"]`); msg != "must not be empty" {
+		t.Fatalf("error beside the name: %q", msg)
+	}
+	c.shot("05-pet-form-errors")
+	c.fill("#name", "<script>alert(1)</script> Biscuit")
+	c.fill("#categoryId", "2")
+	c.submit(`[data-testid="save-pet"]`)
+	if got := c.text(`[data-testid="page-title"]`); got != "<script>alert(1)</script> Biscuit" {
+		t.Fatalf("new pet's page title %q", got)
+	}
+	if got := c.text(`[data-testid="flash"]`); !strings.HasPrefix(got, "Added <script>") {
+		t.Fatalf("flash %q", got)
+	}
+	c.shot("06-pet")
+
+	c.open("/admin")
+	c.shot("07-dashboard")
+	c.open("/admin/categories")
+	c.shot("08-categories")
+	c.open("/admin/staff")
+	c.shot("09-staff")
+	c.open("/admin/pets/424242")
+	c.shot("10-not-found")
+
+	c.submit(`[data-testid="logout"]`)
+	if loc := c.location(); loc != "/admin/login?logged_out=1" {
+		t.Fatalf("after logout the browser is at %s", loc)
+	}
+	c.open("/admin")
+	if loc := c.location(); !strings.HasPrefix(loc, "/admin/login") {
+		t.Fatalf("after logout /admin led to %s", loc)
+	}
+}
