@@ -1,9 +1,11 @@
 package app_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
+	"github.com/redis/go-redis/v9"
 )
 
 const (
@@ -318,5 +321,53 @@ func TestStaticFilesHaveHashedNamesAndLongCaching(t *testing.T) {
 		if res := s.Get(t, src); res.StatusCode != 200 {
 			t.Fatalf("%s %s: %d", sel, src, res.StatusCode)
 		}
+	}
+}
+
+// redisURL is the Redis the tests use; when it does not answer, the test skips, except under CI.
+func redisURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("PETSTORE_TEST_REDIS_URL")
+	if u == "" {
+		u = "redis://127.0.0.1:6379/0"
+	}
+	opts, err := redis.ParseURL(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := redis.NewClient(opts)
+	defer client.Close()
+	if err := client.Ping(context.Background()).Err(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Redis is required under CI and does not answer at %s: %v", u, err)
+		}
+		t.Skipf("Redis does not answer at %s (set PETSTORE_TEST_REDIS_URL): %v", u, err)
+	}
+	return u
+}
+
+func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
+	cfg := apptest.Config(t, apptest.Postgres)
+	cfg.RedisURL = redisURL(t)
+	first := apptest.NewWithConfig(t, cfg)
+	second := apptest.NewWithConfig(t, cfg)
+	name := "redis-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))[:20]
+	first.CreateStaff(t, name, staffPassword, models.RoleStaff)
+
+	b := first.NewBrowser(t)
+	b.Login(t, name, staffPassword)
+	onSecond := second.NewBrowser(t)
+	onSecond.Client = b.Client // the same browser, talking to the other instance
+	p := onSecond.Get(t, "/admin/pets/new")
+	wantStatus(t, p, http.StatusOK)
+	// A form from one instance posts to the other: the CSRF token lives in the shared session.
+	res := onSecond.Post(t, "/admin/pets", url.Values{"name": {"Shared"}, "categoryId": {"1"}, "status": {"available"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	// Logging out on one ends the session on both.
+	b.Get(t, "/admin")
+	wantStatus(t, b.Post(t, "/admin/logout", nil), http.StatusSeeOther)
+	req := second.NewRequest(t, http.MethodGet, "/admin", nil)
+	if p := onSecond.Do(t, req); p.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after logout on the first instance the second still answers %d", p.StatusCode)
 	}
 }
