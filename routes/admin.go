@@ -2,6 +2,7 @@ package routes
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,6 +29,7 @@ const codeForbidden = "forbidden"
 
 // admin is what the admin pages' handlers share.
 type admin struct {
+	log      *slog.Logger
 	staff    *models.StaffStore
 	pets     *models.PetStore
 	cats     *models.CategoryStore
@@ -52,6 +54,7 @@ func newAdmin(d Deps) *admin {
 		CookieSessionOnly: true,
 	})
 	return &admin{
+		log:      d.Log,
 		staff:    d.Staff,
 		pets:     d.Pets,
 		cats:     d.Categories,

@@ -118,6 +118,7 @@ func (a *admin) login(c *fiber.Ctx) error {
 	form := views.LoginProps{CSRF: csrfToken(c), Next: next, Username: username}
 	keys := loginKeys(username, c.IP())
 	if wait := a.throttle.wait(keys); wait > 0 {
+		a.log.Warn("staff login throttled", "request_id", requestID(c), "username", username, "ip", c.IP(), "wait", wait.Round(time.Second).String())
 		form.Error = fmt.Sprintf("Too many failed logins for this account or from this address. Try again in %s.", roundWait(wait))
 		c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int((wait+time.Second-1)/time.Second)))
 		c.Status(fiber.StatusTooManyRequests)
@@ -125,6 +126,7 @@ func (a *admin) login(c *fiber.Ctx) error {
 	}
 	st, err := a.staff.Authenticate(c.UserContext(), username, c.FormValue("password"))
 	if err == models.ErrBadLogin {
+		a.log.Warn("staff login failed", "request_id", requestID(c), "username", username, "ip", c.IP())
 		if err := a.throttle.fail(keys); err != nil {
 			return err
 		}
@@ -150,6 +152,7 @@ func (a *admin) login(c *fiber.Ctx) error {
 	if err := sess.Save(); err != nil {
 		return err
 	}
+	a.log.Info("staff login", "request_id", requestID(c), "username", st.Username, "ip", c.IP())
 	return c.Redirect(next, fiber.StatusSeeOther)
 }
 
