@@ -371,3 +371,30 @@ func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
 		t.Fatalf("after logout on the first instance the second still answers %d", p.StatusCode)
 	}
 }
+
+func TestBehindTLSAFormPostMustComeFromThisSite(t *testing.T) {
+	s := adminServer(t, apptest.SQLite)
+	b := s.NewBrowser(t)
+	req := s.NewRequest(t, http.MethodGet, "/admin/login", nil)
+	req.Header.Set("X-Forwarded-Proto", "https")
+	b.Do(t, req)
+	host := strings.TrimPrefix(s.URL, "http://")
+	form := url.Values{"username": {"ada"}, "password": {adminPassword}, "_csrf": {b.CSRF}}
+	post := func(referer string) *apptest.Page {
+		req := s.NewRequest(t, http.MethodPost, "/admin/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		if referer != "" {
+			req.Header.Set("Referer", referer)
+		}
+		return b.Do(t, req)
+	}
+	for _, referer := range []string{"", "https://evil.example/admin/login", "http://" + host + "/admin/login"} {
+		if p := post(referer); p.StatusCode != http.StatusForbidden {
+			t.Fatalf("Referer %q over TLS: %d, want 403", referer, p.StatusCode)
+		}
+	}
+	if p := post("https://" + host + "/admin/login"); p.StatusCode != http.StatusSeeOther {
+		t.Fatalf("same-origin Referer over TLS: %d, want 303\n%s", p.StatusCode, p.Body)
+	}
+}
