@@ -3,14 +3,17 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
 	"github.com/redis/go-redis/v9"
@@ -396,5 +399,19 @@ func TestBehindTLSAFormPostMustComeFromThisSite(t *testing.T) {
 	}
 	if p := post("https://" + host + "/admin/login"); p.StatusCode != http.StatusSeeOther {
 		t.Fatalf("same-origin Referer over TLS: %d, want 303\n%s", p.StatusCode, p.Body)
+	}
+}
+
+func TestADatabaseTimeoutStillShowsTheErrorPage(t *testing.T) {
+	cfg := apptest.Config(t, apptest.SQLite)
+	db := apptest.OpenDB(t, cfg)
+	cfg.DBTimeout = time.Nanosecond
+	a := app.NewServer(cfg, slog.New(slog.DiscardHandler), db)
+	s := &apptest.Server{App: a, DB: db, Cfg: cfg, URL: apptest.Listen(t, a), Headers: http.Header{}}
+	b := s.NewBrowser(t)
+	b.Get(t, "/admin/login")
+	p := b.Post(t, "/admin/login", url.Values{"username": {"ada"}, "password": {adminPassword}})
+	if p.StatusCode != http.StatusServiceUnavailable || p.TestID("error-page").Length() != 1 {
+		t.Fatalf("a request whose database deadline passed: %d\n%s", p.StatusCode, p.Body)
 	}
 }

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -187,10 +188,12 @@ func page(c *fiber.Ctx, title, section string) views.Page {
 	return p
 }
 
-// render writes a templ component as the HTML response, with the status already set.
+// render writes a templ component as the HTML response, with the status already set. templ stops
+// on a done context; the request's context ends with its database deadline, which must not keep
+// the page that reports that very timeout from rendering.
 func render(c *fiber.Ctx, component templ.Component) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	return component.Render(c.UserContext(), c.Response().BodyWriter())
+	return component.Render(context.WithoutCancel(c.UserContext()), c.Response().BodyWriter())
 }
 
 // redirectWithFlash ends a successful form post: the message shows once on the next page, and
