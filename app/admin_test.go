@@ -1,12 +1,10 @@
 package app_test
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,7 +14,6 @@ import (
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
-	"github.com/redis/go-redis/v9"
 )
 
 const (
@@ -327,31 +324,10 @@ func TestStaticFilesHaveHashedNamesAndLongCaching(t *testing.T) {
 	}
 }
 
-// redisURL is the Redis the tests use; when it does not answer, the test skips, except under CI.
-func redisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("PETSTORE_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opts, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := redis.NewClient(opts)
-	defer client.Close()
-	if err := client.Ping(context.Background()).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Redis is required under CI and does not answer at %s: %v", u, err)
-		}
-		t.Skipf("Redis does not answer at %s (set PETSTORE_TEST_REDIS_URL): %v", u, err)
-	}
-	return u
-}
-
 func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
 	cfg := apptest.Config(t, apptest.Postgres)
-	cfg.RedisURL = redisURL(t)
+	cfg.RedisURL = apptest.RedisURL(t)
+	cfg.RedisPrefix = apptest.RedisPrefix(t)
 	first := apptest.NewWithConfig(t, cfg)
 	second := apptest.NewWithConfig(t, cfg)
 	name := "redis-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))[:20]
@@ -359,6 +335,9 @@ func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
 
 	b := first.NewBrowser(t)
 	b.Login(t, name, staffPassword)
+	if keys, err := apptest.RedisClient(t, cfg.RedisURL).Keys(t.Context(), cfg.RedisPrefix+"session:*").Result(); err != nil || len(keys) == 0 {
+		t.Fatalf("no session under the deployment's Redis prefix %q: %v", cfg.RedisPrefix, err)
+	}
 	onSecond := second.NewBrowser(t)
 	onSecond.Client = b.Client // the same browser, talking to the other instance
 	p := onSecond.Get(t, "/admin/pets/new")

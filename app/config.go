@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -33,6 +34,10 @@ type Config struct {
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
 	AdminPassword     string        // PETSTORE_ADMIN_PASSWORD: the first admin's password; empty generates one
 	SessionTimeout    time.Duration // PETSTORE_SESSION_TIMEOUT: a staff session ends after this long unused
+	RedisPrefix       string        // PETSTORE_REDIS_PREFIX: starts every Redis key of this deployment
+	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
+	BanDuration       time.Duration // PETSTORE_BAN_DURATION
+	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -55,6 +60,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
 		AdminPassword:     getenv("PETSTORE_ADMIN_PASSWORD"),
 		SessionTimeout:    e.duration("PETSTORE_SESSION_TIMEOUT", 8*time.Hour),
+		RedisPrefix:       e.str("PETSTORE_REDIS_PREFIX", "petstore:"),
+		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
+		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),
+		KeyCacheTTL:       e.duration("PETSTORE_KEY_CACHE_TTL", 5*time.Second),
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))
@@ -116,6 +125,18 @@ func (e *envReader) positiveInt(name string, def int) int {
 		e.fail(name, "must be a positive integer, got %q", v)
 	}
 	return n
+}
+
+func (e *envReader) positiveFloat(name string, def float64) float64 {
+	v := e.str(name, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		e.fail(name, "must be a positive number such as 1 or 0.5, got %q", v)
+	}
+	return f
 }
 
 func (e *envReader) duration(name string, def time.Duration) time.Duration {

@@ -44,6 +44,7 @@ var commands = map[string]command{
 	"migrate": migrateCommand,
 	"version": versionCommand,
 	"staff":   staffCommand,
+	"keys":    keysCommand,
 }
 
 func usage(w io.Writer) {
