@@ -223,14 +223,36 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	}
 	c.shot("06-pet")
 
+	// Issue an API key, see it once, and revoke it.
+	c.open("/admin/keys")
+	c.fill("#key-name", "Shop website")
+	c.fill("#plan", "pro")
+	c.submit(`[data-testid="create-key"]`)
+	secret := c.text(`[data-testid="secret"]`)
+	if !strings.HasPrefix(secret, "psk_") || c.count(`button[data-copy]:not([hidden])`) != 1 {
+		t.Fatalf("new key %q, or no copy button (the optional script shows it)", secret)
+	}
+	c.shot("07-key-created")
+	c.do(chromedp.Click(chromedp.CSS(`[data-testid="revoke"] summary`), chromedp.NodeVisible))
+	c.submit(`[data-testid="revoke-submit"]`)
+	if got := c.text(`[data-testid="key-fields"] [data-testid="status"]`); got != "revoked" {
+		t.Fatalf("after revoking: %q", got)
+	}
+	if c.count(`[data-testid="secret"]`) != 0 {
+		t.Fatal("the key was shown again")
+	}
+	c.shot("08-key-revoked")
+	c.open("/admin/keys")
+	c.shot("09-keys")
+
 	c.open("/admin")
-	c.shot("07-dashboard")
+	c.shot("10-dashboard")
 	c.open("/admin/categories")
-	c.shot("08-categories")
+	c.shot("11-categories")
 	c.open("/admin/staff")
-	c.shot("09-staff")
+	c.shot("12-staff")
 	c.open("/admin/pets/424242")
-	c.shot("10-not-found")
+	c.shot("13-not-found")
 
 	c.submit(`[data-testid="logout"]`)
 	if loc := c.location(); loc != "/admin/login?logged_out=1" {

@@ -73,15 +73,19 @@ func FieldMessages(err error) map[string]string {
 	if !errors.As(err, &e) {
 		return nil
 	}
-	list := e.Fields
-	if len(list) == 0 && e.Field != "" {
-		list = []*Error{e}
-	}
-	out := make(map[string]string, len(list))
-	for _, fe := range list {
-		if _, seen := out[fe.Field]; !seen {
-			out[fe.Field] = strings.TrimPrefix(fe.Message, fe.Field+": ")
+	out := map[string]string{}
+	var add func(e *Error)
+	add = func(e *Error) {
+		if len(e.Fields) > 0 {
+			for _, fe := range e.Fields {
+				add(fe)
+			}
+			return
+		}
+		if _, seen := out[e.Field]; e.Field != "" && !seen {
+			out[e.Field] = strings.TrimPrefix(e.Message, e.Field+": ")
 		}
 	}
+	add(e)
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes/ratelimit"
 	"github.com/petstore/petstore/static"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
@@ -34,6 +35,8 @@ type admin struct {
 	staff    *models.StaffStore
 	pets     *models.PetStore
 	cats     *models.CategoryStore
+	keys     *models.APIKeyStore
+	limiter  ratelimit.Limiter
 	sessions *session.Store
 	throttle *loginThrottle
 }
@@ -59,6 +62,8 @@ func newAdmin(d Deps) *admin {
 		staff:    d.Staff,
 		pets:     d.Pets,
 		cats:     d.Categories,
+		keys:     d.Keys,
+		limiter:  d.Limiter,
 		sessions: store,
 		throttle: &loginThrottle{store: store.Storage, now: time.Now},
 	}

@@ -25,6 +25,14 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 	for _, s := range models.PetStatuses {
 		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], URL: "/admin/pets?status=" + string(s)})
 	}
+	traffic, err := a.limiter.Today(c.UserContext())
+	if err != nil {
+		return err
+	}
+	d.Traffic = []views.Stat{
+		{Label: "Requests served", Key: "admitted", N: int64(traffic.Admitted)},
+		{Label: "Refused with 429", Key: "refused", N: int64(traffic.Refused), Alert: true},
+	}
 	return render(c, views.Dashboard(page(c, "Dashboard", views.SectionDashboard), d))
 }
 
