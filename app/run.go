@@ -44,6 +44,7 @@ var commands = map[string]command{
 	"migrate": migrateCommand,
 	"version": versionCommand,
 	"staff":   staffCommand,
+	"seed":    seedCommand,
 	"keys":    keysCommand,
 }
 
