@@ -223,6 +223,27 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	}
 	c.shot("06-pet")
 
+	// Place an order for it, then approve and deliver it.
+	c.fill("#shipDate", "2026-12-24")
+	c.submit(`[data-testid="place-order-submit"]`)
+	if got := c.text(`[data-testid="order-fields"] [data-testid="status"]`); got != "placed" {
+		t.Fatalf("new order's status %q", got)
+	}
+	c.shot("07-order-placed")
+	c.submit(`[data-testid="action-approve"]`)
+	c.submit(`[data-testid="action-deliver"]`)
+	if got := c.text(`[data-testid="order-fields"] [data-testid="status"]`); got != "delivered" || c.count(`[data-testid^="action-"]`) != 0 {
+		t.Fatalf("after delivery: status %q, %d actions offered", got, c.count(`[data-testid^="action-"]`))
+	}
+	c.shot("08-order-delivered")
+	c.submit(`[data-testid="order-pet"]`)
+	if got := c.text(`[data-testid="pet-fields"] [data-testid="status"]`); got != "sold" || c.count(`[data-testid="history-row"]`) != 3 {
+		t.Fatalf("pet after delivery: %q with %d history rows", got, c.count(`[data-testid="history-row"]`))
+	}
+	c.shot("09-pet-sold")
+	c.open("/admin/orders")
+	c.shot("10-orders")
+
 	// Issue an API key, see it once, and revoke it.
 	c.open("/admin/keys")
 	c.fill("#key-name", "Shop website")
@@ -232,7 +253,7 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	if !strings.HasPrefix(secret, "psk_") || c.count(`button[data-copy]:not([hidden])`) != 1 {
 		t.Fatalf("new key %q, or no copy button (the optional script shows it)", secret)
 	}
-	c.shot("07-key-created")
+	c.shot("11-key-created")
 	c.do(chromedp.Click(chromedp.CSS(`[data-testid="revoke"] summary`), chromedp.NodeVisible))
 	c.submit(`[data-testid="revoke-submit"]`)
 	if got := c.text(`[data-testid="key-fields"] [data-testid="status"]`); got != "revoked" {
@@ -241,18 +262,18 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	if c.count(`[data-testid="secret"]`) != 0 {
 		t.Fatal("the key was shown again")
 	}
-	c.shot("08-key-revoked")
+	c.shot("12-key-revoked")
 	c.open("/admin/keys")
-	c.shot("09-keys")
+	c.shot("13-keys")
 
 	c.open("/admin")
-	c.shot("10-dashboard")
+	c.shot("14-dashboard")
 	c.open("/admin/categories")
-	c.shot("11-categories")
+	c.shot("15-categories")
 	c.open("/admin/staff")
-	c.shot("12-staff")
+	c.shot("16-staff")
 	c.open("/admin/pets/424242")
-	c.shot("13-not-found")
+	c.shot("17-not-found")
 
 	c.submit(`[data-testid="logout"]`)
 	if loc := c.location(); loc != "/admin/login?logged_out=1" {

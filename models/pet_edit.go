@@ -76,3 +76,23 @@ func (s *PetStore) CountByCategory(ctx context.Context) (map[int64]int64, error)
 	}
 	return out, nil
 }
+
+// Names returns the names of the pets with these ids, for tables that show other records'
+// pets (orders); an id without a pet is absent.
+func (s *PetStore) Names(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ID   int64
+		Name string
+	}
+	if err := s.db.WithContext(ctx).Model(&Pet{}).Select("id, name").Where("id IN ?", ids).Scan(&rows).Error; err != nil {
+		return nil, storeError(err, "")
+	}
+	for _, r := range rows {
+		out[r.ID] = r.Name
+	}
+	return out, nil
+}

@@ -35,6 +35,7 @@ type admin struct {
 	staff    *models.StaffStore
 	pets     *models.PetStore
 	cats     *models.CategoryStore
+	orders   *models.OrderStore
 	keys     *models.APIKeyStore
 	limiter  ratelimit.Limiter
 	sessions *session.Store
@@ -62,6 +63,7 @@ func newAdmin(d Deps) *admin {
 		staff:    d.Staff,
 		pets:     d.Pets,
 		cats:     d.Categories,
+		orders:   d.Orders,
 		keys:     d.Keys,
 		limiter:  d.Limiter,
 		sessions: store,

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -24,6 +25,13 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 	var d views.DashboardProps
 	for _, s := range models.PetStatuses {
 		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], URL: "/admin/pets?status=" + string(s)})
+	}
+	orders, err := a.orders.CountByStatus(c.UserContext())
+	if err != nil {
+		return err
+	}
+	for _, s := range models.OrderStatuses {
+		d.Orders = append(d.Orders, views.Stat{Key: string(s), Badge: true, N: orders[s], URL: "/admin/orders?status=" + string(s)})
 	}
 	traffic, err := a.limiter.Today(c.UserContext())
 	if err != nil {
@@ -136,16 +144,85 @@ func (a *admin) showPet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.pets.Get(c.UserContext(), id)
+	return a.renderPet(c, id, views.PetDetailProps{})
+}
+
+// renderPet shows a pet's page; d carries what a refused form typed and why it was refused.
+func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
+	ctx := c.UserContext()
+	p, err := a.pets.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	cat, err := a.cats.Get(c.UserContext(), p.CategoryID)
+	cat, err := a.cats.Get(ctx, p.CategoryID)
 	if err != nil {
 		return err
 	}
-	d := views.PetDetailProps{Pet: petRow(p, map[int64]string{cat.ID: cat.Name})}
+	orders, err := a.orders.ListForPet(ctx, id)
+	if err != nil {
+		return err
+	}
+	history, err := a.pets.History(ctx, id)
+	if err != nil {
+		return err
+	}
+	d.Pet = petRow(p, map[int64]string{cat.ID: cat.Name})
+	if d.Status == "" {
+		d.Status = string(p.Status)
+	}
+	d.Orders = make([]views.OrderRow, len(orders))
+	for i := range orders {
+		d.Orders[i] = orderRow(&orders[i], p.Name)
+	}
+	d.History = historyRows(history)
 	return render(c, views.PetDetail(page(c, p.Name, views.SectionPets), d))
+}
+
+// setPetStatus sets a pet's status by hand; the store records who did it, and refuses a pet
+// that an order holds.
+func (a *admin) setPetStatus(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	status := c.FormValue("status")
+	p, err := a.pets.SetStatus(c.UserContext(), id, models.PetStatus(status), models.StaffActor(currentStaff(c).Username))
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), p.Name+" is now "+string(p.Status)+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	c.Status(statusOf(err))
+	return a.renderPet(c, id, views.PetDetailProps{Status: status, StatusError: fieldMessage(err, "status")})
+}
+
+// placeOrder places an order for a pet, as a client of the API would, on behalf of the signed-in
+// staff member (a phone order, for instance).
+func (a *admin) placeOrder(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	typed := c.FormValue("shipDate")
+	n := models.NewOrder{PetID: &id}
+	if typed != "" {
+		d, perr := time.Parse("2006-01-02", typed)
+		if perr != nil {
+			c.Status(fiber.StatusBadRequest)
+			return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: "must be a date such as 2026-12-24"})
+		}
+		n.ShipDate = &d
+	}
+	o, err := a.orders.Place(c.UserContext(), n, models.StaffActor(currentStaff(c).Username))
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(o.ID, 10), "Placed order #"+strconv.FormatInt(o.ID, 10)+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	c.Status(statusOf(err))
+	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: models.ErrorMessage(err)})
 }
 
 // newPetForm is the empty form that adds a pet.
