@@ -206,3 +206,47 @@ func TestDashboardCardsLinkToTheirLists(t *testing.T) {
 		t.Fatal("an absent section shows")
 	}
 }
+
+func TestOrderPageOffersExactlyTheActionsItIsGiven(t *testing.T) {
+	d := views.OrderDetailProps{Order: views.OrderRow{ID: 4, PetID: 9, PetName: "Rex", Status: "approved"},
+		Actions: []views.OrderAction{{Action: "deliver", Label: "Mark delivered"}, {Action: "cancel", Label: "Cancel", Danger: true}}}
+	doc := render(t, views.OrderDetail(staffPage, d))
+	var got []string
+	doc.Find(`form button[data-testid^="action-"]`).Each(func(_ int, s *goquery.Selection) {
+		got = append(got, s.Closest("form").AttrOr("action", ""))
+	})
+	if strings.Join(got, ",") != "/admin/orders/4/deliver,/admin/orders/4/cancel" {
+		t.Fatalf("action forms %v", got)
+	}
+	if doc.Find(`details.confirm [data-testid="action-cancel"]`).Length() != 1 {
+		t.Fatal("cancelling is not behind a confirmation")
+	}
+	d.Actions = nil
+	d.Order.Status = "delivered"
+	doc = render(t, views.OrderDetail(staffPage, d))
+	if doc.Find(`[data-testid^="action-"]`).Length() != 0 || !strings.Contains(testID(doc, "no-actions").Text(), "delivered") {
+		t.Fatal("a finished order offers actions")
+	}
+}
+
+func TestAKeysSecretAppearsOnlyWhenGiven(t *testing.T) {
+	k := views.KeyRow{ID: 3, Name: "Shop", Prefix: "psk_abcdefgh", Plan: "pro", PerMinute: 300, PerDay: 10000, State: "active"}
+	doc := render(t, views.KeyDetail(adminPage, views.KeyDetailProps{Key: k, Secret: "psk_abcdefgh_secret"}))
+	if testID(doc, "secret").Text() != "psk_abcdefgh_secret" || doc.Find(`button[data-copy="secret-key"][hidden]`).Length() != 1 {
+		t.Fatal("the new key, or its copy button (hidden until the script shows it), is missing")
+	}
+	if !strings.Contains(testID(doc, "key-fields").Text(), "300/min · 10,000/day") {
+		t.Fatalf("limits: %s", testID(doc, "key-fields").Text())
+	}
+	doc = render(t, views.KeyDetail(adminPage, views.KeyDetailProps{Key: k}))
+	if testID(doc, "secret").Length() != 0 || strings.Contains(doc.Text(), "secret") {
+		t.Fatal("a key's page shows a secret it was not given")
+	}
+	k.State = "revoked"
+	now := time.Now()
+	k.RevokedAt = &now
+	doc = render(t, views.KeyDetail(adminPage, views.KeyDetailProps{Key: k}))
+	if testID(doc, "revoke").Length() != 0 || testID(doc, "change-plan").Length() != 0 || testID(doc, "revoked-note").Length() != 1 {
+		t.Fatal("a revoked key offers changes")
+	}
+}
