@@ -333,11 +333,11 @@ func planFields(f KeyForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(Input{ID: "perMinute", Name: "perMinute", Label: "Requests per minute", Type: "number", Value: f.PerMinute, Hint: "Enterprise only.", Attrs: templ.Attributes{"min": "1", "inputmode": "numeric"}}, f.Errors).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(Input{ID: "perMinute", Name: "perMinute", Label: "Per minute", Type: "number", Value: f.PerMinute, Hint: "Requests; Enterprise only.", Attrs: templ.Attributes{"min": "1", "inputmode": "numeric"}}, f.Errors).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(Input{ID: "perDay", Name: "perDay", Label: "Requests per day", Type: "number", Value: f.PerDay, Hint: "Enterprise only.", Attrs: templ.Attributes{"min": "1", "inputmode": "numeric"}}, f.Errors).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(Input{ID: "perDay", Name: "perDay", Label: "Per day", Type: "number", Value: f.PerDay, Hint: "Requests; Enterprise only.", Attrs: templ.Attributes{"min": "1", "inputmode": "numeric"}}, f.Errors).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
