@@ -98,7 +98,7 @@ func validPassword(field, s string) *Error {
 	return nil
 }
 
-// Validate checks every field and returns the account to store, its password hashed.
+// Validate checks every field and returns the account to store, without its password hash.
 func (n NewStaff) Validate() (Staff, error) {
 	var st Staff
 	var errs fieldErrors
@@ -115,15 +115,7 @@ func (n NewStaff) Validate() (Staff, error) {
 		errs.add(rerr.(*Error))
 	}
 	st.Role = r
-	if err := errs.err(); err != nil {
-		return st, err
-	}
-	hash, herr := bcrypt.GenerateFromPassword([]byte(n.Password), bcryptCost)
-	if herr != nil {
-		return st, herr
-	}
-	st.PasswordHash = string(hash)
-	return st, nil
+	return st, errs.err()
 }
 
 // ErrBadLogin is the one answer to a failed login, whatever failed, so it tells a guesser
@@ -138,14 +130,33 @@ var dummyHash = sync.OnceValue(func() []byte {
 })
 
 // StaffStore reads and changes staff accounts.
-type StaffStore struct{ db *gorm.DB }
+type StaffStore struct {
+	db   *gorm.DB
+	cost int
+}
 
-// NewStaffStore returns a store on db.
-func NewStaffStore(db *gorm.DB) *StaffStore { return &StaffStore{db: db} }
+// NewStaffStore returns a store on db that hashes passwords at bcrypt's default cost.
+func NewStaffStore(db *gorm.DB) *StaffStore { return &StaffStore{db: db, cost: bcryptCost} }
+
+// WithHashCost returns the store hashing new passwords at another bcrypt cost. A password is
+// checked at the cost it was hashed with, so tests make accounts at bcrypt.MinCost and their
+// logins stay quick on a busy machine.
+func (s *StaffStore) WithHashCost(cost int) *StaffStore { return &StaffStore{db: s.db, cost: cost} }
+
+// withHash validates n and hashes its password.
+func (s *StaffStore) withHash(n NewStaff) (Staff, error) {
+	st, err := n.Validate()
+	if err != nil {
+		return st, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(n.Password), s.cost)
+	st.PasswordHash = string(hash)
+	return st, err
+}
 
 // Create validates and stores a new account; a username already taken is a conflict.
 func (s *StaffStore) Create(ctx context.Context, n NewStaff) (*Staff, error) {
-	st, err := n.Validate()
+	st, err := s.withHash(n)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +211,7 @@ func (s *StaffStore) SetDisabled(ctx context.Context, id int64, disabled bool, a
 	var st *Staff
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		st, err = (&StaffStore{db: tx}).Get(ctx, id)
+		st, err = (&StaffStore{db: tx, cost: s.cost}).Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -246,7 +257,7 @@ func (s *StaffStore) EnsureAdmin(ctx context.Context, password string) (string, 
 	if password == "" {
 		password = GeneratePassword()
 	}
-	st, err := NewStaff{Username: "admin", Password: password, Role: string(RoleAdmin)}.Validate()
+	st, err := s.withHash(NewStaff{Username: "admin", Password: password, Role: string(RoleAdmin)})
 	if err != nil {
 		return "", err
 	}

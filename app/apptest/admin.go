@@ -11,12 +11,14 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/models"
+	"golang.org/x/crypto/bcrypt"
 )
 
-// CreateStaff adds a staff account to the server's database.
+// CreateStaff adds a staff account to the server's database, its password hashed at bcrypt's
+// lowest cost so that logging in stays quick under the race detector.
 func (s *Server) CreateStaff(tb testing.TB, username, password string, role models.Role) *models.Staff {
 	tb.Helper()
-	st, err := models.NewStaffStore(s.DB).Create(context.Background(), models.NewStaff{Username: username, Password: password, Role: string(role)})
+	st, err := models.NewStaffStore(s.DB).WithHashCost(bcrypt.MinCost).Create(context.Background(), models.NewStaff{Username: username, Password: password, Role: string(role)})
 	if err != nil {
 		tb.Fatalf("create staff %s: %v", username, err)
 	}
