@@ -16,6 +16,7 @@ test:
 
 # Regenerates every generated file; CI fails when this changes anything committed.
 generate:
+	$(GO) tool templ generate -path views
 	$(GO) tool swag init --quiet --dir routes,models --generalInfo api.go --markdownFiles routes --outputTypes json --output docs
 	$(GO) run ./tools/openapigen -dir docs
 

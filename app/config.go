@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes/apiservers"
 	"github.com/redis/go-redis/v9"
 )
@@ -33,6 +35,8 @@ type Config struct {
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
 	ProductionURL     string        // PETSTORE_PRODUCTION_URL: production's address without /v1, a server of the API document
 	StagingURL        string        // PETSTORE_STAGING_URL: staging's address without /v1, a server of the API document
+	AdminPassword     string        // PETSTORE_ADMIN_PASSWORD: the first admin's password; empty generates one
+	SessionTimeout    time.Duration // PETSTORE_SESSION_TIMEOUT: a staff session ends after this long unused
 	RedisPrefix       string        // PETSTORE_REDIS_PREFIX: starts every Redis key of this deployment
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
@@ -59,6 +63,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
 		ProductionURL:     e.baseURL("PETSTORE_PRODUCTION_URL", apiservers.DefaultProductionURL),
 		StagingURL:        e.baseURL("PETSTORE_STAGING_URL", apiservers.DefaultStagingURL),
+		AdminPassword:     getenv("PETSTORE_ADMIN_PASSWORD"),
+		SessionTimeout:    e.duration("PETSTORE_SESSION_TIMEOUT", 8*time.Hour),
 		RedisPrefix:       e.str("PETSTORE_REDIS_PREFIX", "petstore:"),
 		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
 		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),
@@ -79,6 +85,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
 			e.fail("REDIS_URL", "%v", err)
 		}
+	}
+	if p := c.AdminPassword; p != "" && (utf8.RuneCountInString(p) < models.MinPasswordLength || len(p) > models.MaxPasswordBytes) {
+		e.fail("PETSTORE_ADMIN_PASSWORD", "must have %d characters to %d bytes", models.MinPasswordLength, models.MaxPasswordBytes)
 	}
 	if c.DBPath == "" {
 		e.fail("PETSTORE_DB_PATH", "must not be empty")

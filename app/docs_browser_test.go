@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,29 +13,14 @@ import (
 	"github.com/petstore/petstore/app/apptest"
 )
 
-const chromiumPath = "/usr/bin/chromium"
-
 // browser starts a headless Chromium for the test; without one the test is skipped, or fails
 // under CI.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Chromium is required under CI: %v", err)
-		}
-		t.Skipf("no Chromium at %s: %v", chromiumPath, err)
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.WindowSize(1280, 1024),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true))
-	ctx, cancelCtx := chromedp.NewContext(alloc)
+	ctx := apptest.Chromium(t, 1280, 1024)
 	// A bound on a hung browser, not a measure of speed.
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(cancelTimeout)
 	return ctx
 }
 

@@ -43,6 +43,7 @@ var statusOfCode = map[string]int{
 	models.EBanned:        http.StatusTooManyRequests,
 	models.EInternal:      http.StatusInternalServerError,
 	models.EUnavailable:   http.StatusServiceUnavailable,
+	codeForbidden:         http.StatusForbidden,
 }
 
 // codeOfStatus names fiber's own errors (routing, body limit, timeouts) with our codes.
@@ -87,7 +88,8 @@ func errorBody(c *fiber.Ctx, err error) Error {
 	return Error{Code: code, Message: models.ErrorMessage(err), Status: status}
 }
 
-// ErrorHandler writes every error as an Error body with the matching status. Internal errors
+// ErrorHandler writes every error as an Error body with the matching status (under /admin, as
+// an HTML page with that status). Internal errors
 // are logged with the request id; their details never reach the client.
 func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
@@ -99,6 +101,9 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if requestID(c) == "" {
 			// fasthttp refused the request (a body over the limit) before any middleware ran.
 			assignRequestID(c)
+		}
+		if c.Path() == "/admin" || strings.HasPrefix(c.Path(), "/admin/") {
+			return adminError(c, err, body)
 		}
 		return c.Status(body.Status).JSON(body)
 	}
