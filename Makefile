@@ -23,9 +23,9 @@ generate:
 check-generated: generate
 	@git add -N . && git diff --exit-code --stat || { echo "generated files are stale: run 'make generate' and commit"; exit 1; }
 
-# staticcheck and gosec are pinned in tools/go.mod. gosec reads the service's code, not its tests;
+# staticcheck and gosec are pinned in tools/lint/go.mod. gosec reads the service's code, not its tests;
 # a finding is fixed, or justified where it stands with `// #nosec G… -- reason`.
-LINT_TOOLS := $(GO) tool -modfile=tools/go.mod
+LINT_TOOLS := $(GO) tool -modfile=tools/lint/go.mod
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...

@@ -22,12 +22,12 @@ func TestDocsPagesAndTheirAssetsComeFromTheServiceItself(t *testing.T) {
 		mentions          []string
 	}{
 		{"/docs", "text/html; charset=utf-8", []string{`src="/docs/swagger-ui-bundle.js"`, `src="/docs/swagger-init.js"`, `href="/docs/swagger-ui.css"`}},
-		{"/docs/swagger-init.js", "application/javascript; charset=utf-8", []string{`url: "/docs/openapi.json"`, `validatorUrl: "none"`}},
+		{"/docs/swagger-init.js", "text/javascript; charset=utf-8", []string{`url: "/docs/openapi.json"`, `validatorUrl: "none"`}},
 		{"/docs/swagger-ui-bundle.js", "text/javascript; charset=utf-8", []string{"SwaggerUIBundle"}},
 		{"/docs/swagger-ui.css", "text/css; charset=utf-8", []string{".swagger-ui"}},
 		{"/docs/favicon-32x32.png", "image/png", nil},
 		{"/docs/redoc", "text/html; charset=utf-8", []string{`<redoc spec-url="/docs/openapi.json">`, `src="/docs/redoc.standalone.js"`}},
-		{"/docs/redoc.standalone.js", "application/javascript; charset=utf-8", []string{"Redoc"}},
+		{"/docs/redoc.standalone.js", "text/javascript; charset=utf-8", []string{"Redoc"}},
 	} {
 		res := s.Get(t, tc.path)
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != tc.contentType {

@@ -107,9 +107,9 @@ func registerDocs(app *fiber.App, productionURL, stagingURL string) {
 		}
 	}
 	app.Get("/docs", page(fiber.MIMETextHTMLCharsetUTF8, []byte(swaggerPage)))
-	app.Get("/docs/swagger-init.js", page(fiber.MIMEApplicationJavaScriptCharsetUTF8, []byte(swaggerInit)))
+	app.Get("/docs/swagger-init.js", page(fiber.MIMETextJavaScriptCharsetUTF8, []byte(swaggerInit)))
 	app.Get("/docs/redoc", page(fiber.MIMETextHTMLCharsetUTF8, []byte(redocPage)))
-	app.Get("/docs/redoc.standalone.js", page(fiber.MIMEApplicationJavaScriptCharsetUTF8, redoc.Standalone))
+	app.Get("/docs/redoc.standalone.js", page(fiber.MIMETextJavaScriptCharsetUTF8, redoc.Standalone))
 	app.Get("/docs/openapi.json", page(fiber.MIMEApplicationJSON, servedOpenAPI(productionURL, stagingURL)))
 	for _, name := range swaggerAssets {
 		body, err := fs.ReadFile(swaggerfiles.FS, name)

@@ -91,5 +91,3 @@ func adminURL(path string, args ...string) templ.SafeURL {
 	}
 	return templ.SafeURL(u)
 }
-
-func selected(a, b string) bool { return a == b }

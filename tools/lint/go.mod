@@ -1,7 +1,7 @@
 // The static-analysis tools, pinned in a module of their own: gosec's dependencies (cloud and
 // AI SDKs for its optional autofix) stay out of the service's go.mod and never affect its build.
-// Run them through the Makefile's lint target: go tool -modfile=tools/go.mod staticcheck ./...
-module github.com/petstore/petstore/tools
+// Run them through the Makefile's lint target: go tool -modfile=tools/lint/go.mod staticcheck ./...
+module github.com/petstore/petstore/tools/lint
 
 go 1.26.8
 
