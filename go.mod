@@ -18,6 +18,7 @@ require (
 	golang.org/x/crypto v0.48.0
 	gorm.io/driver/postgres v1.6.3
 	gorm.io/gorm v1.31.2
+	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -69,6 +69,9 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		ProxyHeader:             cfg.ProxyHeader,
 		// Without validation fiber takes the header's raw text, even empty, as the client's IP.
 		EnableIPValidation: true,
+		// Nothing here takes uploads: a multipart body is not parsed while it is read, before
+		// authentication and the limits, but refused like any body that is not JSON.
+		DisablePreParseMultipartForm: true,
 	})
 	routes.Register(app, routes.Deps{
 		Log:            log,
