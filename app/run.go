@@ -43,6 +43,9 @@ var commands = map[string]command{
 	"serve":   serveCommand,
 	"migrate": migrateCommand,
 	"version": versionCommand,
+
+	// Run by the container image's HEALTHCHECK.
+	"healthcheck": healthcheckCommand,
 }
 
 func usage(w io.Writer) {
