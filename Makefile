@@ -23,3 +23,9 @@ check-generated: generate
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+
+# The Dockerfile (buildkit's linter; its build stage run on a clean copy of HEAD) and
+# compose.yaml (compose's loader), in a module of their own so the service's go.mod stays lean.
+.PHONY: deploycheck
+deploycheck:
+	cd .ci/deploycheck && $(GO) vet ./... && $(GO) test -count=1 ./...
