@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,6 +28,10 @@ type Config struct {
 	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+	// PETSTORE_METRICS_ADDR: where Prometheus scrapes /metrics; empty serves no metrics.
+	MetricsAddr string
+	// DATABASE_REPLICA_URLS: PostgreSQL read replicas that serve the catalogue's reads.
+	DatabaseReplicaURLs []string
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -47,6 +52,29 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
 		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+	}
+	c.MetricsAddr = e.str("PETSTORE_METRICS_ADDR", "")
+	if c.MetricsAddr != "" {
+		_, port, err := net.SplitHostPort(c.MetricsAddr)
+		_, publicPort, _ := net.SplitHostPort(c.Addr)
+		switch {
+		case err != nil || port == "":
+			e.fail("PETSTORE_METRICS_ADDR", "must be a listen address such as :9090 or 127.0.0.1:9090, got %q", c.MetricsAddr)
+		case port == publicPort && port != "0":
+			e.fail("PETSTORE_METRICS_ADDR", "must not be the public port %s (PETSTORE_ADDR): metrics stay off the public listener", port)
+		}
+	}
+	for _, u := range strings.Split(e.str("DATABASE_REPLICA_URLS", ""), ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "postgres" && pu.Scheme != "postgresql") || pu.Host == "" {
+			e.fail("DATABASE_REPLICA_URLS", "must be comma-separated URLs like postgres://user@replica:5432/dbname, got %q", redactURL(u))
+		}
+		c.DatabaseReplicaURLs = append(c.DatabaseReplicaURLs, u)
+	}
+	if len(c.DatabaseReplicaURLs) > 0 && c.DatabaseURL == "" {
+		e.fail("DATABASE_REPLICA_URLS", "needs DATABASE_URL: replicas serve reads for a PostgreSQL primary, not the embedded SQLite")
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))

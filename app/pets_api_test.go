@@ -3,12 +3,14 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
 )
@@ -330,8 +332,11 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 }
 
 func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
-	s.App.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
+	cfg := apptest.Config(t, apptest.SQLite)
+	a := app.NewServer(cfg, slog.New(slog.DiscardHandler), apptest.OpenDB(t, cfg), nil)
+	// Before the server starts: fiber builds its routing tree once, when it starts listening.
+	a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
+	s := &apptest.Server{App: a, URL: apptest.Listen(t, a)}
 	res := s.Get(t, "/v1/explode")
 	code, msg := res.ErrorBody(t)
 	if res.StatusCode != 500 || code != "internal_error" || strings.Contains(msg, "secret") {

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"fmt"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes"
 	"gorm.io/gorm"
@@ -14,7 +16,7 @@ const BodyLimit = 64 << 10
 
 // NewServer builds the HTTP server on its dependencies; it holds no globals, so tests run as
 // many servers as they like in one process.
-func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
+func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, m *metrics.Metrics) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
 		ErrorHandler:          routes.ErrorHandler(log),
@@ -24,12 +26,26 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
 	})
+	if sqlDB, err := db.DB(); err == nil {
+		m.WatchDB("primary", sqlDB)
+	}
+	replicas := ReplicasOf(db)
+	for i, pool := range replicas.Pools() {
+		m.WatchDB(fmt.Sprintf("replica-%d", i+1), pool)
+	}
+	var replicasReady routes.ReadyCheck
+	if replicas != nil {
+		replicasReady = replicas.Ready
+	}
 	routes.Register(app, routes.Deps{
 		Log:        log,
 		DB:         db,
 		DBTimeout:  cfg.DBTimeout,
 		Pets:       models.NewPetStore(db),
 		Categories: models.NewCategoryStore(db),
+		Metrics:    m,
+		// ReplicasReady is nil without replicas, and /readyz then does not list them.
+		ReplicasReady: replicasReady,
 	})
 	return app
 }

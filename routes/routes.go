@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
 )
@@ -19,15 +20,22 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
+	// Metrics counts requests; the rate limiter reports refusals and bans to it. Nil counts nothing.
+	Metrics *metrics.Metrics
+	// ReplicasReady checks the read replicas for /readyz; nil when there are none.
+	ReplicasReady ReadyCheck
 }
 
 // Register adds every route of the service to app.
 func Register(app *fiber.App, d Deps) {
+	// First, outside accessLog (which answers errors), so it counts the status clients get.
+	app.Use(d.Metrics.Middleware())
 	app.Use(withRequestID(), accessLog(d.Log), recoverPanics(d.Log))
 
 	app.Get("/healthz", healthz)
 	app.Get("/readyz", readyz(map[string]ReadyCheck{
 		"database": func(ctx context.Context) error { return models.Ping(ctx, d.DB) },
+		"replicas": d.ReplicasReady,
 	}))
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)

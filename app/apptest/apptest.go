@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
 )
@@ -134,6 +136,11 @@ func OpenDB(tb testing.TB, cfg app.Config) *gorm.DB {
 	if err := models.Migrate(context.Background(), db); err != nil {
 		tb.Fatal(err)
 	}
+	replicas, err := app.UseReplicas(context.Background(), db, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(replicas.Close)
 	return db
 }
 
@@ -146,6 +153,9 @@ type Server struct {
 	URL string
 	// Headers are sent with every request (an API key, for instance).
 	Headers http.Header
+	// Metrics are the server's own; MetricsURL serves them at /metrics, as PETSTORE_METRICS_ADDR does.
+	Metrics    *metrics.Metrics
+	MetricsURL string
 }
 
 // New starts the service on a fresh database of the given kind.
@@ -158,8 +168,13 @@ func New(tb testing.TB, store Store) *Server {
 func NewWithConfig(tb testing.TB, cfg app.Config) *Server {
 	tb.Helper()
 	db := OpenDB(tb, cfg)
-	s := &Server{App: app.NewServer(cfg, slog.New(slog.DiscardHandler), db), DB: db, Cfg: cfg, Headers: http.Header{}}
+	m := metrics.New("test")
+	s := &Server{App: app.NewServer(cfg, slog.New(slog.DiscardHandler), db, m), DB: db, Cfg: cfg, Headers: http.Header{}}
 	s.URL = Listen(tb, s.App)
+	s.Metrics = m
+	metricsServer := httptest.NewServer(m.Handler())
+	tb.Cleanup(metricsServer.Close)
+	s.MetricsURL = metricsServer.URL
 	return s
 }
 
