@@ -29,3 +29,8 @@ lint:
 .PHONY: deploycheck
 deploycheck:
 	cd .ci/deploycheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# Optional, slow (minutes): build the image with buildah on stand-in base images and run it.
+.PHONY: image-standin
+image-standin:
+	bash .ci/buildah-standin
