@@ -12,6 +12,7 @@ import (
 
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
+	"github.com/redis/go-redis/v9"
 )
 
 var serveCommand = command{
@@ -40,6 +41,7 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	redis.SetLogger(redisLog{log})
 	// After migrating: the schema is the primary's to change.
 	replicas, err := UseReplicas(e.ctx, db, cfg, log)
 	if err != nil {
@@ -47,7 +49,7 @@ func serve(e *env) error {
 	}
 	defer replicas.Close()
 	m := metrics.New(buildVersion())
-	server := NewServer(cfg, log, db, m)
+	server := NewServer(cfg, log, db, WithMetrics(m))
 	errc := make(chan error, 2)
 	if cfg.MetricsAddr != "" {
 		stop, err := serveMetrics(cfg.MetricsAddr, m, log, errc)

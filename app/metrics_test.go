@@ -99,15 +99,17 @@ func startServe(t *testing.T, env map[string]string) *logWatch {
 
 func TestMetricsListenerCountsRequestsByRoutePatternAndStatus(t *testing.T) {
 	addr, metricsAddr := freeAddr(t), freeAddr(t)
-	logs := startServe(t, map[string]string{
+	env := map[string]string{
 		"PETSTORE_ADDR":         addr,
 		"PETSTORE_METRICS_ADDR": metricsAddr,
 		"PETSTORE_DB_PATH":      t.TempDir() + "/p.db",
-	})
+	}
+	logs := startServe(t, env)
 	if !strings.Contains(logs.String(), `"msg":"metrics listening"`) {
 		t.Fatalf("no metrics listener in the log:\n%s", logs)
 	}
-	public := &apptest.Server{URL: "http://" + addr}
+	key := strings.TrimSpace(runOK(t, env, "keys", "create", "--name", "metrics", "--plan", "pro"))
+	public := &apptest.Server{URL: "http://" + addr, Headers: http.Header{"Authorization": {"Bearer " + key}}}
 	metricsURL := "http://" + metricsAddr
 
 	before := apptest.Scrape(t, metricsURL)
@@ -179,33 +181,48 @@ func TestMetricsAreOffUnlessConfiguredAndNeverOnThePublicPort(t *testing.T) {
 	}
 }
 
-func TestMetricsShowDatabasePoolUseAndRefusalsOnPostgres(t *testing.T) {
-	s := apptest.New(t, apptest.Postgres)
-	for range 5 {
-		s.Get(t, "/v1/pets")
+func TestMetricsShowDatabasePoolUseRefusalsAndBansOnPostgres(t *testing.T) {
+	cfg := apptest.Config(t, apptest.Postgres)
+	// A ban after 6 refusals in a minute (a tenth of the Free plan's 60), to keep the test short.
+	cfg.BanThreshold = 0.1
+	s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))})
+	c := s.As(s.NewKey(t, "free"))
+	for i := range 60 {
+		if res := c.Get(t, "/v1/pets"); res.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i+1, res.StatusCode, res.Body)
+		}
 	}
+	codes := map[string]int{}
+	for range 7 {
+		res := c.Get(t, "/v1/pets/1")
+		code, _ := res.ErrorBody(t)
+		codes[code]++
+	}
+	if codes["rate_limit_exceeded"] != 5 || codes["api_key_banned"] != 2 {
+		t.Fatalf("refusals %v, want 5 rate_limit_exceeded then the ban: 2 api_key_banned", codes)
+	}
+	s.As("").Get(t, "/v1/categories")
+
 	m := s.ScrapeMetrics(t)
-	if got := m.Value("go_sql_max_open_connections", "db_name", "primary"); got != float64(s.Cfg.DBMaxOpenConns) {
-		t.Errorf("go_sql_max_open_connections = %v, want PETSTORE_DB_MAX_OPEN_CONNS (%d)", got, s.Cfg.DBMaxOpenConns)
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"petstore_rate_limit_refusals_total", []string{"code", "rate_limit_exceeded"}, 5},
+		{"petstore_rate_limit_refusals_total", []string{"code", "api_key_banned"}, 2},
+		{"petstore_api_key_bans_total", nil, 1},
+		{"petstore_http_requests_total", []string{"route", "/v1/pets", "status", "200"}, 60},
+		// Refused before their endpoint ran, yet counted under its pattern.
+		{"petstore_http_requests_total", []string{"route", "/v1/pets/:petId", "status", "429"}, 7},
+		{"petstore_http_requests_total", []string{"route", "/v1/categories", "status", "401"}, 1},
+		{"go_sql_max_open_connections", []string{"db_name", "primary"}, float64(s.Cfg.DBMaxOpenConns)},
+	} {
+		if got := m.Value(c.name, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
 	}
 	if m.Value("go_sql_open_connections", "db_name", "primary") < 1 {
-		t.Error("go_sql_open_connections shows no connection after five reads")
-	}
-	if got := m.Value("petstore_http_requests_total", "route", "/v1/pets", "status", "200"); got != 5 {
-		t.Errorf("petstore_http_requests_total{route=/v1/pets,status=200} = %v, want 5", got)
-	}
-
-	// The limiter's reports move the refusal and ban counters.
-	s.Metrics.RateLimitRefused("rate_limit_exceeded")
-	s.Metrics.RateLimitRefused("rate_limit_exceeded")
-	s.Metrics.KeyBanned()
-	s.Metrics.RateLimitRefused("api_key_banned")
-	m = s.ScrapeMetrics(t)
-	if m.Value("petstore_rate_limit_refusals_total", "code", "rate_limit_exceeded") != 2 ||
-		m.Value("petstore_rate_limit_refusals_total", "code", "api_key_banned") != 1 ||
-		m.Value("petstore_api_key_bans_total") != 1 {
-		t.Errorf("refusals %v/%v and bans %v, want 2, 1 and 1",
-			m.Value("petstore_rate_limit_refusals_total", "code", "rate_limit_exceeded"),
-			m.Value("petstore_rate_limit_refusals_total", "code", "api_key_banned"), m.Value("petstore_api_key_bans_total"))
+		t.Error("go_sql_open_connections shows no connection after these reads")
 	}
 }

@@ -3,14 +3,12 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
 )
@@ -332,11 +330,9 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 }
 
 func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
-	a := app.NewServer(cfg, slog.New(slog.DiscardHandler), apptest.OpenDB(t, cfg), nil)
-	// Before the server starts: fiber builds its routing tree once, when it starts listening.
-	a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
-	s := &apptest.Server{App: a, URL: apptest.Listen(t, a)}
+	s := apptest.Start(t, apptest.Config(t, apptest.SQLite), apptest.Options{Routes: func(a *fiber.App) {
+		a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
+	}})
 	res := s.Get(t, "/v1/explode")
 	code, msg := res.ErrorBody(t)
 	if res.StatusCode != 500 || code != "internal_error" || strings.Contains(msg, "secret") {

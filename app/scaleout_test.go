@@ -3,6 +3,7 @@ package app_test
 import (
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
@@ -13,6 +14,7 @@ import (
 func twoInstances(t *testing.T) (*apptest.Server, *apptest.Server) {
 	t.Helper()
 	cfg := apptest.Config(t, apptest.Postgres)
+	cfg.RedisURL, cfg.RedisPrefix = apptest.RedisURL(t), apptest.RedisPrefix(t)
 	a, b := apptest.NewWithConfig(t, cfg), apptest.NewWithConfig(t, cfg)
 	if a.URL == b.URL {
 		t.Fatalf("both instances listen on %s", a.URL)
@@ -41,5 +43,35 @@ func TestScaleOutAPetCreatedOnOneInstanceIsReadOnTheOther(t *testing.T) {
 		if len(list) != 2 || list[0] != onA || list[1] != onB {
 			t.Fatalf("%s: GET /v1/pets = %+v, want [%+v %+v] on both instances", s.URL, list, onA, onB)
 		}
+	}
+}
+
+func TestScaleOutAKeysRateLimitHoldsAcrossBothInstances(t *testing.T) {
+	a, b := twoInstances(t)
+	key := a.NewKey(t, "free") // 60 requests a minute
+	servers := []*apptest.Server{a.As(key), b.As(key)}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		statuses = map[string]int{}
+	)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := servers[i%2].Get(t, "/v1/pets")
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[fmt.Sprintf("%s %d", []string{"A", "B"}[i%2], res.StatusCode)]++
+		}()
+	}
+	wg.Wait()
+	ok := statuses["A 200"] + statuses["B 200"]
+	refused := statuses["A 429"] + statuses["B 429"]
+	if ok != 60 || refused != 40 {
+		t.Fatalf("statuses %v: %d successes and %d refusals, want exactly 60 and 40 over both instances", statuses, ok, refused)
+	}
+	if statuses["A 200"] == 0 || statuses["B 200"] == 0 {
+		t.Fatalf("statuses %v: both instances should have served some of the 60", statuses)
 	}
 }
