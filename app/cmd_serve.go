@@ -41,6 +41,8 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
+	defer stopPurging()
 	redis.SetLogger(redisLog{log})
 	// After migrating: the schema is the primary's to change.
 	replicas, err := UseReplicas(e.ctx, db, cfg, log)

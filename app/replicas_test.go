@@ -168,6 +168,34 @@ func TestAReplicaThatStopsAnsweringGetsNoReadsUntilItAnswersAgain(t *testing.T) 
 	}
 }
 
+func TestReadAfterWritePathsStayOnThePrimaryWithAReplica(t *testing.T) {
+	r := newReplicaSetup(t, func(u string) string { return u })
+	s := apptest.NewWithConfig(t, r.cfg)
+
+	// The replica never gets the pet (nor the API key, nor the idempotency record): every step
+	// below that reads what the step before wrote would fail if it read from the replica.
+	first := postWithKey(t, s, "/v1/pets", "replica-1", `{"name":"Fresh","categoryId":1}`)
+	if first.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d %s", first.StatusCode, first.Body)
+	}
+	var p pet
+	first.JSON(t, &p)
+	if replay := postWithKey(t, s, "/v1/pets", "replica-1", `{"name":"Fresh","categoryId":1}`); replay.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay: %d %s, want the first answer replayed (the record is read from the primary)", replay.StatusCode, replay.Body)
+	}
+	order := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID})
+	if order.StatusCode != http.StatusCreated {
+		t.Fatalf("order for the fresh pet: %d %s, want 201 (the pet is read in the order's transaction, on the primary)", order.StatusCode, order.Body)
+	}
+	var o struct {
+		ID int64 `json:"id"`
+	}
+	order.JSON(t, &o)
+	if res := s.Get(t, fmt.Sprintf("/v1/store/orders/%d", o.ID)); res.StatusCode != http.StatusOK {
+		t.Fatalf("the order just placed: %d %s, want 200 (orders are read from the primary)", res.StatusCode, res.Body)
+	}
+}
+
 func TestReplicaConfigurationIsChecked(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"DATABASE_REPLICA_URLS": "postgres://replica:5432/petstore"},

@@ -75,3 +75,27 @@ func TestScaleOutAKeysRateLimitHoldsAcrossBothInstances(t *testing.T) {
 		t.Fatalf("statuses %v: both instances should have served some of the 60", statuses)
 	}
 }
+
+func TestScaleOutAnIdempotencyKeyUsedOnOneInstanceReplaysOnTheOther(t *testing.T) {
+	a, b := twoInstances(t)
+	key := a.NewKey(t, "pro")
+	onA, onB := a.As(key), b.As(key)
+	const body = `{"name":"Once","categoryId":1}`
+
+	first := postWithKey(t, onA, "/v1/pets", "scale-out-1", body)
+	if first.StatusCode != http.StatusCreated {
+		t.Fatalf("A: %d %s, want 201", first.StatusCode, first.Body)
+	}
+	replay := postWithKey(t, onB, "/v1/pets", "scale-out-1", body)
+	if replay.StatusCode != http.StatusCreated || string(replay.Body) != string(first.Body) ||
+		replay.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("B replays %d %s (Idempotent-Replayed %q), want A's 201 %s marked true",
+			replay.StatusCode, replay.Body, replay.Header.Get("Idempotent-Replayed"), first.Body)
+	}
+	if res := postWithKey(t, onB, "/v1/pets", "scale-out-1", `{"name":"Other","categoryId":1}`); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("B, same key and another body: %d %s, want 422", res.StatusCode, res.Body)
+	}
+	if n := countPets(t, a); n != 1 {
+		t.Fatalf("%d pets, want the one A created", n)
+	}
+}
