@@ -87,6 +87,12 @@ func UseReplicas(ctx context.Context, db *gorm.DB, cfg Config, log *slog.Logger)
 	return r, nil
 }
 
+// PrimaryOnly returns a handle on db whose reads all go to the primary, replicas or not: for
+// pages that show what their user has just changed.
+func PrimaryOnly(db *gorm.DB) *gorm.DB {
+	return db.Clauses(dbresolver.Write).Session(&gorm.Session{})
+}
+
 // ReplicasOf returns the replicas UseReplicas set up on db, or nil.
 func ReplicasOf(db *gorm.DB) *Replicas {
 	r, _ := db.Config.Plugins[replicasPlugin].(*Replicas)

@@ -196,6 +196,31 @@ func TestReadAfterWritePathsStayOnThePrimaryWithAReplica(t *testing.T) {
 	}
 }
 
+func TestAdminPagesShowStaffTheirOwnChangesWithAReplica(t *testing.T) {
+	r := newReplicaSetup(t, func(u string) string { return u })
+	s := apptest.NewWithConfig(t, r.cfg)
+	s.CreateStaff(t, "ada", "admin password 1", models.RoleAdmin)
+	b := s.NewBrowser(t)
+	b.Login(t, "ada", "admin password 1")
+
+	b.Get(t, "/admin/pets/new")
+	created := b.Post(t, "/admin/pets", url.Values{"name": {"Seen by staff"}, "categoryId": {"1"}, "status": {"available"}})
+	if created.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /admin/pets: %d, want 303", created.StatusCode)
+	}
+	// The page the form leads to, and the list, come from the primary...
+	if page := b.Follow(t, created); page.StatusCode != http.StatusOK || page.Text("pet-name") != "Seen by staff" {
+		t.Fatalf("the new pet's page: %d %q, want 200 showing it", page.StatusCode, page.Text("pet-name"))
+	}
+	if list := b.Get(t, "/admin/pets"); !strings.Contains(list.Text("pets-table"), "Seen by staff") {
+		t.Fatalf("the admin list does not show the pet just added:\n%s", list.Text("pets-table"))
+	}
+	// ...while the API's reads come from the replica, which (in this stand-in) never gets it.
+	if names := namesOf(t, s.Get(t, "/v1/pets")); len(names) != 0 {
+		t.Fatalf("GET /v1/pets = %v, want the replica's (empty) list", names)
+	}
+}
+
 func TestReplicaConfigurationIsChecked(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"DATABASE_REPLICA_URLS": "postgres://replica:5432/petstore"},

@@ -3,10 +3,13 @@ package app_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/models"
 )
 
 // twoInstances starts two instances of the service on different ports sharing one PostgreSQL
@@ -15,6 +18,9 @@ func twoInstances(t *testing.T) (*apptest.Server, *apptest.Server) {
 	t.Helper()
 	cfg := apptest.Config(t, apptest.Postgres)
 	cfg.RedisURL, cfg.RedisPrefix = apptest.RedisURL(t), apptest.RedisPrefix(t)
+	// Pools sized as in production (instances × pool below max_connections): the test server is
+	// shared by parallel tests, and a burst on two default pools of 20 can exhaust it.
+	cfg.DBMaxOpenConns, cfg.DBMaxIdleConns = 4, 4
 	a, b := apptest.NewWithConfig(t, cfg), apptest.NewWithConfig(t, cfg)
 	if a.URL == b.URL {
 		t.Fatalf("both instances listen on %s", a.URL)
@@ -63,6 +69,9 @@ func TestScaleOutAKeysRateLimitHoldsAcrossBothInstances(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			statuses[fmt.Sprintf("%s %d", []string{"A", "B"}[i%2], res.StatusCode)]++
+			if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusTooManyRequests {
+				t.Errorf("%s: %d %s", []string{"A", "B"}[i%2], res.StatusCode, res.Body)
+			}
 		}()
 	}
 	wg.Wait()
@@ -97,5 +106,31 @@ func TestScaleOutAnIdempotencyKeyUsedOnOneInstanceReplaysOnTheOther(t *testing.T
 	}
 	if n := countPets(t, a); n != 1 {
 		t.Fatalf("%d pets, want the one A created", n)
+	}
+}
+
+func TestScaleOutAStaffSessionMadeOnOneInstanceWorksOnTheOther(t *testing.T) {
+	a, b := twoInstances(t)
+	a.CreateStaff(t, "sam", "staff password 1", models.RoleStaff)
+	onA := a.NewBrowser(t)
+	onA.Login(t, "sam", "staff password 1")
+	onB := b.NewBrowser(t)
+	onB.Client = onA.Client // the same browser, its session cookie now sent to the other instance
+
+	if p := onB.Get(t, "/admin/pets/new"); p.StatusCode != http.StatusOK {
+		t.Fatalf("B: GET /admin/pets/new with A's session = %d (Location %q), want 200", p.StatusCode, p.Location())
+	}
+	// A form B served posts to A: its CSRF token lives in the shared session.
+	onA.CSRF = onB.CSRF
+	if p := onA.Post(t, "/admin/pets", url.Values{"name": {"Across"}, "categoryId": {"1"}, "status": {"available"}}); p.StatusCode != http.StatusSeeOther {
+		t.Fatalf("A: POST /admin/pets with B's form = %d, want 303", p.StatusCode)
+	}
+	// Logging out on A ends the session on B.
+	onA.Get(t, "/admin")
+	if p := onA.Post(t, "/admin/logout", nil); p.StatusCode != http.StatusSeeOther {
+		t.Fatalf("A: logout = %d, want 303", p.StatusCode)
+	}
+	if p := onB.Get(t, "/admin/pets"); p.StatusCode != http.StatusSeeOther || !strings.HasPrefix(p.Location(), "/admin/login") {
+		t.Fatalf("B after logging out on A: %d to %q, want a redirect to the login page", p.StatusCode, p.Location())
 	}
 }
