@@ -122,7 +122,7 @@ func TestMetricsListenerCountsRequestsByRoutePatternAndStatus(t *testing.T) {
 	created := createPet(t, public, map[string]any{"name": "Rex", "categoryId": 1})
 	public.Get(t, fmt.Sprintf("/v1/pets/%d", created.ID))
 	public.Get(t, "/v1/pets/987654")
-	public.Get(t, "/v1/no/such/thing")
+	public.Invalid().Get(t, "/v1/no/such/thing")
 	public.Get(t, "/v1/pets/123456789") // another id: the same series
 
 	after := apptest.Scrape(t, metricsURL)
