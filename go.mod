@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/glebarez/sqlite v1.11.0
+	github.com/goccy/go-json v0.12.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/jackc/pgx/v5 v5.10.0
 	github.com/valyala/fasthttp v1.51.0

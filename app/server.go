@@ -23,6 +23,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
+		JSONEncoder:           routes.EncodeJSON,
 	})
 	routes.Register(app, routes.Deps{
 		Log:        log,

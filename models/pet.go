@@ -90,6 +90,9 @@ type PetFilter struct {
 	NameContains string
 }
 
+// petColumns are the columns List reads, in the order it scans them.
+const petColumns = "id, name, category_id, status, created_at, updated_at"
+
 // PetStore reads and adds pets.
 type PetStore struct{ db *gorm.DB }
 
@@ -109,8 +112,22 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) ([]Pet, boo
 	if f.NameContains != "" {
 		q = q.Where("LOWER(name) LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(f.NameContains))+"%")
 	}
+	// Scanned by hand: GORM's reflective scan allocated a value per column and row, a third of
+	// the allocations of a whole list request (BenchmarkListPets).
+	rows, err := q.Model(&Pet{}).Select(petColumns).Order("id").Limit(page.Limit + 1).Rows()
+	if err != nil {
+		return nil, false, storeError(err, "")
+	}
+	defer rows.Close()
 	pets := make([]Pet, 0, page.Limit+1)
-	if err := q.Order("id").Limit(page.Limit + 1).Find(&pets).Error; err != nil {
+	for rows.Next() {
+		var p Pet
+		if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt); err != nil {
+			return nil, false, storeError(err, "")
+		}
+		pets = append(pets, p)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, false, storeError(err, "")
 	}
 	if len(pets) > page.Limit {
