@@ -144,16 +144,24 @@ if [ "$(curl -so /dev/null -w '%{http_code}' "${auth[@]}" "$SERVICE/v1/store/ord
   orders=1
 fi
 
-# run ROUND SCENARIO SERVER URL [BODY]: one wrk run; appends its result line to $work/results.
+# run ROUND SCENARIO SERVER URL [BODY]: one wrk run; appends its result line to $work/results,
+# with the CPU time the server process spent per request (user + system), which other load on the
+# machine disturbs far less than throughput.
+declare -A pid_of
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 run() {
-  local round=$1 scenario=$2 server=$3 url=$4 body=${5-} out
+  local round=$1 scenario=$2 server=$3 url=$4 body=${5-} out c0 c1
+  c0=$(cpu_ticks "${pid_of[$server]}")
   out=$(WRK_BODY=$body wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency "${auth[@]}" \
     -s bench/wrk.lua "$url") || die "wrk failed on $url"
+  c1=$(cpu_ticks "${pid_of[$server]}")
   out=$(grep '^RESULT ' <<<"$out") || die "no result from wrk on $url"
-  echo "$round $scenario $server ${out#RESULT }" >>"$work/results"
+  echo "$round $scenario $server ${out#RESULT } $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" \
+    -v n="$(cut -d' ' -f5 <<<"$out")" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')" >>"$work/results"
   say "  $scenario $server: $(cut -d' ' -f2 <<<"$out") req/s"
 }
 
+pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [service+redis]=$redis_pid)
 say "bench: warming up"
 WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$CEILING$LIST" >/dev/null
 WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$SERVICE$LIST" >/dev/null
@@ -205,12 +213,12 @@ awk -v rounds="$ROUNDS" '
   {
     round = $1; key = $2 "/" $3
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    add(key " rps", $4); add(key " p50", $5); add(key " p99", $6); add(key " err", $8 + $9)
+    add(key " rps", $4); add(key " p50", $5); add(key " p99", $6); add(key " err", $8 + $9); add(key " cpu", $10)
     rps[round, key] = $4; p50[round, key] = $5; p99[round, key] = $6
   }
   END {
-    print "| scenario | server | req/s | p50 | p99 | req/s vs ceiling | p99 vs ceiling | errors |"
-    print "|---|---|---:|---:|---:|---:|---:|---:|"
+    print "| scenario | server | req/s | p50 | p99 | req/s vs ceiling | p99 vs ceiling | server CPU per request | errors |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|"
     for (i = 1; i <= n; i++) {
       key = order[i]; split(key, parts, "/"); scenario = parts[1]; server = parts[2]
       ceil = scenario "/ceiling"; rr = ""; pr = ""
@@ -218,9 +226,10 @@ awk -v rounds="$ROUNDS" '
         rr = rr " " rps[r, key] / rps[r, ceil]; pr = pr " " p99[r, key] / p99[r, ceil]
       }
       errs = 0; split(vals[key " err"], e, " "); for (j in e) errs += e[j]
-      printf "| %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %d |\n", scenario, server,
+      printf "| %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %.0f µs | %d |\n", scenario, server,
         median(vals[key " rps"]), median(vals[key " p50"]) / 1000, median(vals[key " p99"]) / 1000,
-        rr == "" ? "" : sprintf("%.2f", median(rr)), pr == "" ? "" : sprintf("%.2f", median(pr)), errs
+        rr == "" ? "" : sprintf("%.2f", median(rr)), pr == "" ? "" : sprintf("%.2f", median(pr)),
+        median(vals[key " cpu"]), errs
       if (server != "ceiling" && rr != "") { ratio[key] = median(rr); p99ratio[key] = median(pr) }
     }
     # A deep page against the first page, both filtered the same way: time per request is the
