@@ -10,6 +10,7 @@ build:
 
 # The whole suite, against the embedded SQLite and a real PostgreSQL (PETSTORE_TEST_DATABASE_URL,
 # default the local server). With CI set, a missing PostgreSQL fails instead of skipping.
+# The rate-limit tests also use a real Redis (PETSTORE_TEST_REDIS_URL), on the same terms.
 test:
 	$(GO) test -race -count=1 ./...
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/models"
+	"github.com/redis/go-redis/v9"
 )
 
 var serveCommand = command{
@@ -35,6 +36,7 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	redis.SetLogger(redisLog{log})
 	server := NewServer(cfg, log, db)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Config is the service's configuration, read from environment variables. The README's
@@ -27,6 +30,10 @@ type Config struct {
 	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+	RedisPrefix       string        // PETSTORE_REDIS_PREFIX: starts every Redis key of this deployment
+	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
+	BanDuration       time.Duration // PETSTORE_BAN_DURATION
+	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -47,6 +54,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
 		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+		RedisPrefix:       e.str("PETSTORE_REDIS_PREFIX", "petstore:"),
+		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
+		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),
+		KeyCacheTTL:       e.duration("PETSTORE_KEY_CACHE_TTL", 5*time.Second),
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))
@@ -60,6 +71,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		u, err := url.Parse(c.RedisURL)
 		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 			e.fail("REDIS_URL", "must be a URL like redis://host:6379/0, got %q", redactURL(c.RedisURL))
+		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			e.fail("REDIS_URL", "%v", err)
 		}
 	}
 	if c.DBPath == "" {
@@ -103,6 +116,18 @@ func (e *envReader) positiveInt(name string, def int) int {
 		e.fail(name, "must be a positive integer, got %q", v)
 	}
 	return n
+}
+
+func (e *envReader) positiveFloat(name string, def float64) float64 {
+	v := e.str(name, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		e.fail(name, "must be a positive number such as 1 or 0.5, got %q", v)
+	}
+	return f
 }
 
 func (e *envReader) duration(name string, def time.Duration) time.Duration {

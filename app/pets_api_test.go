@@ -330,8 +330,9 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 }
 
 func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
-	s.App.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
+	s := apptest.Start(t, apptest.Config(t, apptest.SQLite), apptest.Options{Routes: func(a *fiber.App) {
+		a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
+	}})
 	res := s.Get(t, "/v1/explode")
 	code, msg := res.ErrorBody(t)
 	if res.StatusCode != 500 || code != "internal_error" || strings.Contains(msg, "secret") {

@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"serve":   serveCommand,
 	"migrate": migrateCommand,
 	"version": versionCommand,
+	"keys":    keysCommand,
 }
 
 func usage(w io.Writer) {

@@ -1,20 +1,58 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes"
+	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 	"gorm.io/gorm"
 )
 
 // BodyLimit is the largest request body the service reads (DECISIONS.md: 413 above 64 KiB).
 const BodyLimit = 64 << 10
 
+// Option changes a part NewServer builds; tests use them to control time and to reach the
+// service's own key store.
+type Option func(*parts)
+
+type parts struct {
+	now  func() time.Time
+	keys *models.APIKeyStore
+}
+
+// WithClock makes the service read the time from now: rate-limit windows, bans, key expiry and
+// the key cache.
+func WithClock(now func() time.Time) Option { return func(p *parts) { p.now = now } }
+
+// WithKeyStore makes the service authenticate through keys, so changes made through it
+// (revoke, set plan, unban) reach the service's next request. NewKeyStore makes one.
+func WithKeyStore(keys *models.APIKeyStore) Option { return func(p *parts) { p.keys = keys } }
+
+// NewKeyStore returns the API key store the service uses on db, reading the time from now.
+func NewKeyStore(cfg Config, db *gorm.DB, now func() time.Time) *models.APIKeyStore {
+	return models.NewAPIKeyStore(db, models.KeyStoreOptions{Now: now, CacheTTL: cfg.KeyCacheTTL})
+}
+
 // NewServer builds the HTTP server on its dependencies; it holds no globals, so tests run as
-// many servers as they like in one process.
-func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
+// many servers as they like in one process. Shutting the server down writes the keys'
+// last-used times and closes the Redis connections.
+func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber.App {
+	p := parts{now: time.Now}
+	for _, o := range opts {
+		o(&p)
+	}
+	if p.keys == nil {
+		p.keys = NewKeyStore(cfg, db, p.now)
+	}
+	limiter, closeLimiter := newLimiter(cfg, log, p.now)
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
 		ErrorHandler:          routes.ErrorHandler(log),
@@ -26,11 +64,61 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB) *fiber.App {
 		JSONEncoder:           routes.EncodeJSON,
 	})
 	routes.Register(app, routes.Deps{
-		Log:        log,
-		DB:         db,
-		DBTimeout:  cfg.DBTimeout,
-		Pets:       models.NewPetStore(db),
-		Categories: models.NewCategoryStore(db),
+		Log:          log,
+		DB:           db,
+		DBTimeout:    cfg.DBTimeout,
+		Pets:         models.NewPetStore(db),
+		Categories:   models.NewCategoryStore(db),
+		Keys:         p.keys,
+		Limiter:      limiter,
+		BanThreshold: cfg.BanThreshold,
+		BanDuration:  cfg.BanDuration,
+	})
+	app.Hooks().OnShutdown(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.DBTimeout)
+		defer cancel()
+		return errors.Join(p.keys.Close(ctx), closeLimiter())
 	})
 	return app
+}
+
+// Redis sits on every /v1 request's path, so it gets short timeouts and no retries: a request
+// it cannot answer quickly is counted in this instance instead (and a retried script could
+// count a request twice). While it is down, it is tried again every redisRetry.
+const (
+	redisDialTimeout = time.Second
+	redisIOTimeout   = 500 * time.Millisecond
+	redisRetry       = 5 * time.Second
+)
+
+// redisLog carries go-redis's own messages (a failed dial, say) into the service's log, so
+// every line stays in its format; serve installs it, as go-redis has one logger per process.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, args ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, args...))
+}
+
+// newLimiter counts in this instance, or in Redis when REDIS_URL is set, falling back to this
+// instance while Redis does not answer.
+func newLimiter(cfg Config, log *slog.Logger, now func() time.Time) (ratelimit.Limiter, func() error) {
+	local := ratelimit.NewMemory(now)
+	if cfg.RedisURL == "" {
+		return local, func() error { return nil }
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil { // LoadConfig has checked it; a Config built by hand may not be
+		log.Error("REDIS_URL is not usable; counting in this instance alone", "error", err.Error())
+		return local, func() error { return nil }
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
+	opt.MaxRetries, opt.DialerRetries = -1, 1
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	client := redis.NewClient(opt)
+	limiter := ratelimit.NewFallback(ratelimit.NewRedis(client, cfg.RedisPrefix, now), local, log, now, redisRetry)
+	// Ask once at start, so an unreachable Redis is in the log and /readyz from the first moment.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*redisDialTimeout)
+	defer cancel()
+	_ = limiter.Ready(ctx)
+	return limiter, client.Close
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // tables lists every model the schema holds, in dependency order.
-var tables = []any{&Category{}, &Pet{}}
+var tables = []any{&Category{}, &Pet{}, &APIKey{}}
 
 // migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once
 // from migrating the same schema concurrently.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes/ratelimit"
 	"gorm.io/gorm"
 )
 
@@ -19,6 +20,15 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
+	// Keys authenticates API keys; its clock is the service's clock.
+	Keys *models.APIKeyStore
+	// Limiter counts /v1 requests per key and per client IP. Admin pages read today's traffic
+	// from it (Today) and a key's usage (Usage with ratelimit.KeyClient(id)).
+	Limiter ratelimit.Limiter
+	// A key whose refused requests within one minute reach BanThreshold times its per-minute
+	// limit is banned for BanDuration.
+	BanThreshold float64
+	BanDuration  time.Duration
 }
 
 // Register adds every route of the service to app.
@@ -28,10 +38,17 @@ func Register(app *fiber.App, d Deps) {
 	app.Get("/healthz", healthz)
 	app.Get("/readyz", readyz(map[string]ReadyCheck{
 		"database": func(ctx context.Context) error { return models.Ping(ctx, d.DB) },
+		"ratelimit": func(ctx context.Context) error {
+			if err := d.Limiter.Ready(ctx); err != nil {
+				return Degraded{Reason: err.Error()}
+			}
+			return nil
+		},
 	}))
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
+	v1.Use(authenticate(d))
 	v1.Get("/pets", listPets(d.Pets))
 	v1.Post("/pets", createPet(d.Pets))
 	v1.Get("/pets/:petId", getPet(d.Pets))

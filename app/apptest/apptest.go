@@ -15,12 +15,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/models"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 	"gorm.io/gorm"
 )
 
@@ -113,6 +116,59 @@ func PostgresSchema(tb testing.TB) string {
 	return u.String()
 }
 
+// DefaultRedisURL is the developer's local Redis; PETSTORE_TEST_REDIS_URL overrides it.
+const DefaultRedisURL = "redis://127.0.0.1:6379/0"
+
+// RedisURL is the Redis server the tests use. When it does not answer, the test is skipped on a
+// developer's machine and fails under CI (CI set).
+func RedisURL(tb testing.TB) string {
+	tb.Helper()
+	u := os.Getenv("PETSTORE_TEST_REDIS_URL")
+	if u == "" {
+		u = DefaultRedisURL
+	}
+	client := RedisClient(tb, u)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("Redis is required under CI and does not answer at %s: %v", u, err)
+		}
+		tb.Skipf("Redis does not answer at %s (set PETSTORE_TEST_REDIS_URL): %v", u, err)
+	}
+	return u
+}
+
+// RedisClient connects to the Redis at url until the test ends.
+func RedisClient(tb testing.TB, url string) *redis.Client {
+	tb.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	opt.DialerRetries = 1 // a missing server is reported at once
+	client := redis.NewClient(opt)
+	tb.Cleanup(func() { _ = client.Close() })
+	return client
+}
+
+// RedisPrefix returns a key prefix of the test's own on the test Redis, so tests running in
+// parallel never share a counter; its keys are deleted when the test ends.
+func RedisPrefix(tb testing.TB) string {
+	tb.Helper()
+	prefix := "petstore-test:" + randomHex(8) + ":"
+	client := RedisClient(tb, RedisURL(tb))
+	tb.Cleanup(func() {
+		ctx := context.Background()
+		iter := client.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			client.Del(ctx, iter.Val())
+		}
+	})
+	return prefix
+}
+
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -144,9 +200,32 @@ type Server struct {
 	Cfg app.Config
 	// URL is the service's base address, such as http://127.0.0.1:41234.
 	URL string
-	// Headers are sent with every request (an API key, for instance).
+	// Headers are sent with every request: by default Authorization with APIKey.
 	Headers http.Header
+	// APIKey is the plain key the server was started with: an Enterprise key whose limits no
+	// test reaches. KeyID is its id.
+	APIKey string
+	KeyID  int64
+	// Keys is the service's own key store: a change made through it (revoke, set plan, unban)
+	// applies to the service's next request, as one made in its admin pages does.
+	Keys *models.APIKeyStore
+	// Clock is the service's clock when the test gave one (Options.Clock), else nil.
+	Clock *Clock
 }
+
+// Options change how Start starts the service.
+type Options struct {
+	// Clock, when set, is the service's clock (rate-limit windows, bans, key expiry and cache).
+	Clock *Clock
+	// Log receives the service's log; discarded when nil.
+	Log *slog.Logger
+	// Routes, when set, adds routes of the test's own before the server starts (fiber builds
+	// its routing tree then: a route added to a running server is never served).
+	Routes func(*fiber.App)
+}
+
+// DefaultKeyLimit is the per-minute and per-day limit of the key every test server starts with.
+const DefaultKeyLimit = models.MaxCustomLimit
 
 // New starts the service on a fresh database of the given kind.
 func New(tb testing.TB, store Store) *Server {
@@ -157,10 +236,98 @@ func New(tb testing.TB, store Store) *Server {
 // NewWithConfig starts the service on cfg's database; it stops when the test ends.
 func NewWithConfig(tb testing.TB, cfg app.Config) *Server {
 	tb.Helper()
+	return Start(tb, cfg, Options{})
+}
+
+// Start starts the service on cfg's database with the given options; it stops when the test
+// ends. Every request sends the server's own API key unless the test sets Authorization.
+func Start(tb testing.TB, cfg app.Config, o Options) *Server {
+	tb.Helper()
 	db := OpenDB(tb, cfg)
-	s := &Server{App: app.NewServer(cfg, slog.New(slog.DiscardHandler), db), DB: db, Cfg: cfg, Headers: http.Header{}}
+	now := time.Now
+	if o.Clock != nil {
+		now = o.Clock.Now
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	keys := app.NewKeyStore(cfg, db, now)
+	s := &Server{DB: db, Cfg: cfg, Headers: http.Header{}, Keys: keys, Clock: o.Clock}
+	k, plain := s.CreateKey(tb, models.NewAPIKey{Name: "apptest", Plan: string(models.PlanEnterprise),
+		PerMinute: DefaultKeyLimit, PerDay: DefaultKeyLimit})
+	s.APIKey, s.KeyID = plain, k.ID
+	s.Headers.Set("Authorization", "Bearer "+plain)
+	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys))
+	if o.Routes != nil {
+		o.Routes(s.App)
+	}
 	s.URL = Listen(tb, s.App)
 	return s
+}
+
+// CreateKey issues a key through the server's store and returns it with its plain key.
+func (s *Server) CreateKey(tb testing.TB, n models.NewAPIKey) (*models.APIKey, string) {
+	tb.Helper()
+	k, plain, err := s.Keys.Create(context.Background(), n)
+	if err != nil {
+		tb.Fatalf("create API key %+v: %v", n, err)
+	}
+	return k, plain
+}
+
+// NewKey issues a key on plan (free, pro, business; enterprise gets 1,000 per minute and
+// 100,000 per day) and returns the plain key.
+func (s *Server) NewKey(tb testing.TB, plan string) string {
+	tb.Helper()
+	n := models.NewAPIKey{Name: "test " + plan, Plan: plan}
+	if plan == string(models.PlanEnterprise) {
+		n.PerMinute, n.PerDay = 1_000, 100_000
+	}
+	_, plain := s.CreateKey(tb, n)
+	return plain
+}
+
+// As returns a view of the server whose requests send key instead of the server's own; an
+// empty key sends no Authorization header.
+func (s *Server) As(key string) *Server {
+	c := *s
+	c.Headers = s.Headers.Clone()
+	c.Headers.Del("Authorization")
+	if key != "" {
+		c.Headers.Set("Authorization", "Bearer "+key)
+	}
+	return &c
+}
+
+// Clock is a clock that moves only when the test moves it.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock standing at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
 }
 
 // Listen serves a on a fresh loopback port until the test ends and returns its base URL.

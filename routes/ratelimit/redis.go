@@ -1,0 +1,149 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis counts in a Redis server shared by every instance. One Lua script reads and updates a
+// client's counters atomically, so the count is exact across instances. Window numbers come
+// from this process's clock (instances keep their clocks in step with NTP); each window has
+// keys of its own, which expire a while after the window ends.
+type Redis struct {
+	client redis.UniversalClient
+	prefix string
+	now    func() time.Time
+}
+
+// NewRedis returns a limiter on client whose keys all start with prefix.
+func NewRedis(client redis.UniversalClient, prefix string, now func() time.Time) *Redis {
+	return &Redis{client: client, prefix: prefix, now: now}
+}
+
+// Keys: <prefix>m:<minute>:<client> a hash {n: admitted, r: refused}; <prefix>d:<day>:<client>
+// admitted in the day; <prefix>t:<day> a hash {admitted, refused} of every client.
+const (
+	minuteKeyTTL = 2 * time.Minute
+	dayKeyTTL    = 48 * time.Hour
+)
+
+// takeScript: KEYS minute hash, day counter, day totals; ARGV per-minute limit, per-day
+// limit, minute TTL ms, day TTL ms. Returns {allowed, admitted in minute, admitted in day,
+// refused in minute}.
+var takeScript = redis.NewScript(`
+local m = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
+local d = tonumber(redis.call('GET', KEYS[2]) or '0')
+local r = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
+local allowed = 0
+if m < tonumber(ARGV[1]) and d < tonumber(ARGV[2]) then
+  allowed = 1
+  m = redis.call('HINCRBY', KEYS[1], 'n', 1)
+  d = redis.call('INCR', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('HINCRBY', KEYS[3], 'admitted', 1)
+else
+  r = redis.call('HINCRBY', KEYS[1], 'r', 1)
+  redis.call('HINCRBY', KEYS[3], 'refused', 1)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+return {allowed, m, d, r}
+`)
+
+var refusedScript = redis.NewScript(`
+redis.call('HINCRBY', KEYS[1], 'refused', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`)
+
+func (l *Redis) minuteKey(minute int64, client string) string {
+	return l.prefix + "m:" + strconv.FormatInt(minute, 10) + ":" + client
+}
+
+func (l *Redis) dayKey(day int64, client string) string {
+	return l.prefix + "d:" + strconv.FormatInt(day, 10) + ":" + client
+}
+
+func (l *Redis) totalsKey(day int64) string {
+	return l.prefix + "t:" + strconv.FormatInt(day, 10)
+}
+
+// Take implements Limiter.
+func (l *Redis) Take(ctx context.Context, client string, lim Limits) (Decision, error) {
+	t := l.now()
+	minute, day := windowsAt(t)
+	keys := []string{l.minuteKey(minute, client), l.dayKey(day, client), l.totalsKey(day)}
+	res, err := takeScript.Run(ctx, l.client, keys, lim.PerMinute, lim.PerDay,
+		minuteKeyTTL.Milliseconds(), dayKeyTTL.Milliseconds()).Int64Slice()
+	if err != nil {
+		return Decision{}, err
+	}
+	if len(res) != 4 {
+		return Decision{}, errors.New("ratelimit: unexpected reply from the Redis script")
+	}
+	return decide(t, lim, res[0] == 1, int(res[1]), int(res[2]), int(res[3])), nil
+}
+
+// Usage implements Limiter.
+func (l *Redis) Usage(ctx context.Context, client string) (Usage, error) {
+	minute, day := windowsAt(l.now())
+	var m, d *redis.StringCmd
+	_, _ = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		m = p.HGet(ctx, l.minuteKey(minute, client), "n")
+		d = p.Get(ctx, l.dayKey(day, client))
+		return nil
+	})
+	var u Usage
+	var err error
+	if u.Minute, err = count(m); err != nil {
+		return Usage{}, err
+	}
+	if u.Day, err = count(d); err != nil {
+		return Usage{}, err
+	}
+	return u, nil
+}
+
+// Today implements Limiter.
+func (l *Redis) Today(ctx context.Context) (Traffic, error) {
+	_, day := windowsAt(l.now())
+	vals, err := l.client.HMGet(ctx, l.totalsKey(day), "admitted", "refused").Result()
+	if err != nil {
+		return Traffic{}, err
+	}
+	var t Traffic
+	for i, v := range vals {
+		s, _ := v.(string)
+		n, _ := strconv.Atoi(s)
+		if i == 0 {
+			t.Admitted = n
+		} else {
+			t.Refused = n
+		}
+	}
+	return t, nil
+}
+
+// CountRefused implements Limiter.
+func (l *Redis) CountRefused(ctx context.Context) error {
+	_, day := windowsAt(l.now())
+	return refusedScript.Run(ctx, l.client, []string{l.totalsKey(day)}, dayKeyTTL.Milliseconds()).Err()
+}
+
+// Ready implements Limiter: the server answers.
+func (l *Redis) Ready(ctx context.Context) error {
+	return l.client.Ping(ctx).Err()
+}
+
+// count reads a counter; a missing one is zero.
+func count(c *redis.StringCmd) (int, error) {
+	n, err := c.Int()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	return n, err
+}
