@@ -134,11 +134,11 @@ launch ceiling "$CEILING" env CEILING_ADDR=127.0.0.1:18090 "$work/ceiling"
 ceiling_pid=$pid
 redis_pid=
 if [ -n "$REDIS" ]; then
-  launch service-redis "$SERVICE_REDIS" env PETSTORE_ADDR=127.0.0.1:18081 REDIS_URL="$REDIS" "$work/petstore" serve
+  launch service-redis "$SERVICE_REDIS" env PETSTORE_ADDR=127.0.0.1:18081 REDIS_URL="$REDIS" PETSTORE_REDIS_PREFIX=petstore-bench: "$work/petstore" serve
   redis_pid=$pid
-  # Only an instance that counts in Redis (it reports Redis in /readyz, healthy) is worth a row.
-  if ! curl -fs "$SERVICE_REDIS/readyz" | grep -q '"redis":"ok"'; then
-    say "bench: the service does not use Redis here (no healthy Redis in /readyz); skipping its rows"
+  # Only an instance that counts in Redis (its limiter reports ready, not degraded) is worth a row.
+  if ! curl -fs "$SERVICE_REDIS/readyz" | grep -q '"ratelimit":"ok"'; then
+    say "bench: the service does not count in Redis here (its /readyz says so); skipping its rows"
     stop "$redis_pid"
     redis_pid=
   fi
