@@ -36,6 +36,8 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
+	defer stopPurging()
 	redis.SetLogger(redisLog{log})
 	server := NewServer(cfg, log, db)
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"serve":   serveCommand,
 	"migrate": migrateCommand,
 	"version": versionCommand,
+	"seed":    seedCommand,
 	"keys":    keysCommand,
 }
 

@@ -73,6 +73,8 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		Limiter:      limiter,
 		BanThreshold: cfg.BanThreshold,
 		BanDuration:  cfg.BanDuration,
+		Orders:       models.NewOrderStore(db),
+		IdemKeys:     idempotencyStore(cfg, db),
 	})
 	app.Hooks().OnShutdown(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.DBTimeout)
@@ -80,6 +82,13 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		return errors.Join(p.keys.Close(ctx), closeLimiter())
 	})
 	return app
+}
+
+// idempotencyStore keeps Idempotency-Key records. A request's database work ends within
+// DBTimeout, so a key still in flight a minute after that was left by an instance that died
+// mid-request, and a retry may take it over.
+func idempotencyStore(cfg Config, db *gorm.DB) *models.IdempotencyStore {
+	return models.NewIdempotencyStore(db, cfg.DBTimeout+time.Minute)
 }
 
 // Redis sits on every /v1 request's path, so it gets short timeouts and no retries: a request

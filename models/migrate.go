@@ -8,7 +8,9 @@ import (
 )
 
 // tables lists every model the schema holds, in dependency order.
-var tables = []any{&Category{}, &Pet{}, &APIKey{}}
+var tables = []any{&Category{}, &Pet{}, &APIKey{},
+	&Order{}, &StatusChange{}, &IdempotencyRecord{},
+}
 
 // migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once
 // from migrating the same schema concurrently.

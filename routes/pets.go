@@ -84,18 +84,23 @@ func listPets(pets *models.PetStore) fiber.Handler {
 // createPet godoc
 //
 //	@Summary		Add an animal
-//	@Description	Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused.
+//	@Description	Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
 //	@ID				createPet
 //	@Tags			animals
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			pet	body		NewPet		true	"The animal to add"
-//	@Success		201	{object}	Pet			"Animal added"
-//	@Header			201	{string}	Location	"URL of the new animal"
-//	@Failure		400	{object}	Error		"Body missing required fields or containing invalid values"
-//	@Failure		413	{object}	Error		"Body larger than 64 KiB"
-//	@Failure		415	{object}	Error		"Content-Type is not application/json"
+//	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
+//	@Param			pet				body		NewPet	true	"The animal to add"
+//	@Success		201				{object}	Pet		"Animal added"
+//	@Header			201				{string}	Location	"URL of the new animal"
+//	@Header			201				{string}	Idempotent-Replayed	"true when this is the stored first response to an earlier request with the same Idempotency-Key"
+//	@Failure		400				{object}	Error	"Body missing required fields or containing invalid values, or a malformed Idempotency-Key"
+//	@Failure		409				{object}	Error	"A request with the same Idempotency-Key is still in progress"
+//	@Header			409				{integer}	Retry-After	"Seconds to wait before retrying"
+//	@Failure		413				{object}	Error	"Body larger than 64 KiB"
+//	@Failure		415				{object}	Error	"Content-Type is not application/json"
+//	@Failure		422				{object}	Error	"The Idempotency-Key was already used for a different request"
 //	@Router			/pets [post]
 func createPet(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {

@@ -20,6 +20,8 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
+	Orders     *models.OrderStore
+	IdemKeys   *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
 	// Keys authenticates API keys; its clock is the service's clock.
 	Keys *models.APIKeyStore
 	// Limiter counts /v1 requests per key and per client IP. Admin pages read today's traffic
@@ -49,8 +51,12 @@ func Register(app *fiber.App, d Deps) {
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
 	v1.Use(authenticate(d))
+	idem := idempotent(d.IdemKeys, d.Log)
 	v1.Get("/pets", listPets(d.Pets))
-	v1.Post("/pets", createPet(d.Pets))
+	v1.Post("/pets", idem, createPet(d.Pets))
 	v1.Get("/pets/:petId", getPet(d.Pets))
 	v1.Get("/categories", listCategories(d.Categories))
+	v1.Get("/store/orders", listOrders(d.Orders))
+	v1.Post("/store/orders", idem, createOrder(d.Orders))
+	v1.Get("/store/orders/:orderId", getOrder(d.Orders))
 }

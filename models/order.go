@@ -1,0 +1,227 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Order is a store order for one pet, as stored. At most one order per pet is live (placed or
+// approved) at a time; the partial unique index holds that even against a bug in the code.
+type Order struct {
+	ID        int64       `gorm:"primaryKey;index:idx_orders_status_id,priority:2;index:idx_orders_pet_id_id,priority:2"`
+	PetID     int64       `gorm:"not null;index:idx_orders_pet_id_id,priority:1;uniqueIndex:idx_orders_live_pet,where:status = 'placed' OR status = 'approved'"`
+	Pet       *Pet        `gorm:"constraint:OnUpdate:CASCADE,OnDelete:RESTRICT"`
+	Quantity  int32       `gorm:"not null"`
+	ShipDate  *time.Time  ``
+	Status    OrderStatus `gorm:"size:16;not null;index:idx_orders_status_id,priority:1"`
+	Complete  bool        `gorm:"not null"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Actions lists what staff may do with the order now (see AllowedActions).
+func (o *Order) Actions() []Action { return AllowedActions(o.Status) }
+
+// NewOrder is what a client gives to place an order. Nil means the field was not given.
+type NewOrder struct {
+	PetID    *int64
+	Quantity *int32
+	ShipDate *time.Time
+}
+
+// Validate checks every field and returns the order to place; quantity defaults to 1, the
+// only quantity there is for one animal. The pet's existence and status are checked by Place.
+func (n NewOrder) Validate() (Order, error) {
+	o := Order{Quantity: 1}
+	var errs fieldErrors
+	switch {
+	case n.PetID == nil:
+		errs.add(FieldError("petId", "is required"))
+	case *n.PetID < 1:
+		errs.add(FieldError("petId", "must be a positive integer"))
+	default:
+		o.PetID = *n.PetID
+	}
+	if n.Quantity != nil && *n.Quantity != 1 {
+		errs.add(FieldError("quantity", "must be 1 (an order is for one animal), got %d", *n.Quantity))
+	}
+	if n.ShipDate != nil {
+		d := n.ShipDate.UTC().Truncate(time.Microsecond)
+		o.ShipDate = &d
+	}
+	return o, errs.err()
+}
+
+// OrderFilter narrows a list of orders. Zero values do not filter.
+type OrderFilter struct {
+	Status OrderStatus
+	PetID  int64
+}
+
+// OrderStore places orders and moves them, and their pets, through the lifecycle.
+type OrderStore struct{ db *gorm.DB }
+
+// NewOrderStore returns a store on db.
+func NewOrderStore(db *gorm.DB) *OrderStore { return &OrderStore{db: db} }
+
+// forUpdate locks the rows a transition reads until its transaction ends (SELECT ... FOR UPDATE
+// on PostgreSQL). SQLite has no row locks and the dialect drops the clause; there the service's
+// single connection runs one transaction at a time, which serialises transitions just as well.
+var forUpdate = clause.Locking{Strength: clause.LockingStrengthUpdate}
+
+// Place validates the order and places it in one transaction: the pet must be available, and
+// becomes pending. A pet that does not exist is not_found; one that is not available, a conflict.
+func (s *OrderStore) Place(ctx context.Context, n NewOrder, actor string) (*Order, error) {
+	o, err := n.Validate()
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		p, err := lockPet(tx, o.PetID)
+		if err != nil {
+			return err
+		}
+		now := tx.NowFunc()
+		change, err := apply(ActionPlace, &o, p, actor, now)
+		if err != nil {
+			return err
+		}
+		o.CreatedAt = now
+		if err := tx.Omit(clause.Associations).Create(&o).Error; err != nil {
+			return err
+		}
+		change.OrderID = &o.ID
+		return record(tx, p, &change)
+	})
+	if err != nil {
+		return nil, transitionError(err, o.PetID)
+	}
+	return &o, nil
+}
+
+// Approve confirms a placed order; its pet stays pending.
+func (s *OrderStore) Approve(ctx context.Context, id int64, actor string) (*Order, error) {
+	return s.Apply(ctx, id, ActionApprove, actor)
+}
+
+// Deliver completes an approved order; its pet is sold.
+func (s *OrderStore) Deliver(ctx context.Context, id int64, actor string) (*Order, error) {
+	return s.Apply(ctx, id, ActionDeliver, actor)
+}
+
+// Cancel cancels a placed or approved order; its pet is available again.
+func (s *OrderStore) Cancel(ctx context.Context, id int64, actor string) (*Order, error) {
+	return s.Apply(ctx, id, ActionCancel, actor)
+}
+
+// Apply performs a staff action on an order and its pet in one transaction that locks both
+// (the order first, then the pet, the same order everywhere). An action the order's status
+// does not allow is a conflict and changes nothing.
+func (s *OrderStore) Apply(ctx context.Context, id int64, a Action, actor string) (*Order, error) {
+	if a == ActionPlace {
+		return nil, Errorf(EInternal, "Apply cannot place an order; use Place")
+	}
+	var o Order
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(forUpdate).Take(&o, id).Error; err != nil {
+			return storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
+		}
+		p, err := lockPet(tx, o.PetID)
+		if err != nil {
+			return err
+		}
+		change, err := apply(a, &o, p, actor, tx.NowFunc())
+		if err != nil {
+			return err
+		}
+		err = tx.Model(&Order{ID: o.ID}).Updates(map[string]any{
+			"status": o.Status, "complete": o.Complete, "updated_at": o.UpdatedAt}).Error
+		if err != nil {
+			return err
+		}
+		change.OrderID = &o.ID
+		return record(tx, p, &change)
+	})
+	if err != nil {
+		return nil, transitionError(err, o.PetID)
+	}
+	return &o, nil
+}
+
+// Get returns one order.
+func (s *OrderStore) Get(ctx context.Context, id int64) (*Order, error) {
+	var o Order
+	err := s.db.WithContext(ctx).Take(&o, id).Error
+	return &o, storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
+}
+
+// List returns up to page.Limit orders with an id above page.After, in id order, and whether
+// more follow.
+func (s *OrderStore) List(ctx context.Context, f OrderFilter, page Page) ([]Order, bool, error) {
+	q := s.db.WithContext(ctx).Where("id > ?", page.After)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.PetID != 0 {
+		q = q.Where("pet_id = ?", f.PetID)
+	}
+	orders := make([]Order, 0, page.Limit+1)
+	if err := q.Order("id").Limit(page.Limit + 1).Find(&orders).Error; err != nil {
+		return nil, false, storeError(err, "")
+	}
+	if len(orders) > page.Limit {
+		return orders[:page.Limit], true, nil
+	}
+	return orders, false, nil
+}
+
+// ListForPet returns every order ever placed for a pet, oldest first; a pet has few.
+func (s *OrderStore) ListForPet(ctx context.Context, petID int64) ([]Order, error) {
+	var orders []Order
+	err := s.db.WithContext(ctx).Where("pet_id = ?", petID).Order("id").Find(&orders).Error
+	return orders, storeError(err, "")
+}
+
+// History returns the status changes an order caused, oldest first.
+func (s *OrderStore) History(ctx context.Context, orderID int64) ([]StatusChange, error) {
+	var changes []StatusChange
+	err := s.db.WithContext(ctx).Where("order_id = ?", orderID).Order("id").Find(&changes).Error
+	return changes, storeError(err, "")
+}
+
+// lockPet reads a pet and locks it until the transaction ends.
+func lockPet(tx *gorm.DB, id int64) (*Pet, error) {
+	var p Pet
+	if err := tx.Clauses(forUpdate).Take(&p, id).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, &Error{Code: ENotFound, Field: "petId", Message: "pet " + strconv.FormatInt(id, 10) + " not found"}
+		}
+		return nil, err
+	}
+	return &p, nil
+}
+
+// record stores a pet's new status, when it changed, and the change itself.
+func record(tx *gorm.DB, p *Pet, change *StatusChange) error {
+	if change.PetFrom != change.PetTo {
+		err := tx.Model(&Pet{ID: p.ID}).Updates(map[string]any{"status": p.Status, "updated_at": p.UpdatedAt}).Error
+		if err != nil {
+			return err
+		}
+	}
+	return tx.Omit(clause.Associations).Create(change).Error
+}
+
+// transitionError reports the partial unique index's refusal as the conflict it is: the pet
+// already has a live order (only a second writer outside these stores could get that far).
+func transitionError(err error, petID int64) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return &Error{Code: EConflict, Field: "petId", Message: "pet " + strconv.FormatInt(petID, 10) + " already has a live order"}
+	}
+	return storeError(err, "")
+}
