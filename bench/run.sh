@@ -103,6 +103,7 @@ fi
 launch() {
   local name=$1 url=$2 t0
   shift 2
+  ! curl -so /dev/null "$url/" || die "something already listens at $url"
   t0=$(date +%s%N)
   "$@" >>"$work/$name.log" 2>&1 &
   pid=$!
@@ -157,8 +158,16 @@ run() {
   echo "$round $scenario $server ${out#RESULT } $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" \
     -v n="$(cut -d' ' -f5 <<<"$out")" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')" >>"$work/results"
   say "  $scenario $server: $(cut -d' ' -f2 <<<"$out") req/s"
+  if [ "$(cut -d' ' -f6 <<<"$out")" != 0 ] && [ -z "$body" ]; then
+    say "  warning: $(cut -d' ' -f6 <<<"$out") answers were not 2xx; one now: $(curl -s -w ' (%{http_code})' "${auth[@]}" "$url" | head -c 300)"
+  fi
 }
 
+# Every server must answer the measured requests with 200 before its numbers mean anything.
+for base in "$SERVICE" "$CEILING" ${redis_pid:+"$SERVICE_REDIS"}; do
+  status=$(curl -s -o "$work/check.json" -w '%{http_code}' "${auth[@]}" "$base$LIST")
+  [ "$status" = 200 ] || die "GET $base$LIST answers $status: $(head -c 300 "$work/check.json")"
+done
 pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [service+redis]=$redis_pid)
 say "bench: warming up"
 WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$CEILING$LIST" >/dev/null
