@@ -36,6 +36,9 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	if err := ensureAdmin(e, db); err != nil {
+		return err
+	}
 	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
 	defer stopPurging()
 	redis.SetLogger(redisLog{log})

@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes/apiservers"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -30,6 +33,10 @@ type Config struct {
 	WriteTimeout      time.Duration // PETSTORE_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // PETSTORE_IDLE_TIMEOUT
 	ShutdownTimeout   time.Duration // PETSTORE_SHUTDOWN_TIMEOUT
+	ProductionURL     string        // PETSTORE_PRODUCTION_URL: production's address without /v1, a server of the API document
+	StagingURL        string        // PETSTORE_STAGING_URL: staging's address without /v1, a server of the API document
+	AdminPassword     string        // PETSTORE_ADMIN_PASSWORD: the first admin's password; empty generates one
+	SessionTimeout    time.Duration // PETSTORE_SESSION_TIMEOUT: a staff session ends after this long unused
 	RedisPrefix       string        // PETSTORE_REDIS_PREFIX: starts every Redis key of this deployment
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
@@ -54,6 +61,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WriteTimeout:      e.duration("PETSTORE_WRITE_TIMEOUT", 15*time.Second),
 		IdleTimeout:       e.duration("PETSTORE_IDLE_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("PETSTORE_SHUTDOWN_TIMEOUT", 15*time.Second),
+		ProductionURL:     e.baseURL("PETSTORE_PRODUCTION_URL", apiservers.DefaultProductionURL),
+		StagingURL:        e.baseURL("PETSTORE_STAGING_URL", apiservers.DefaultStagingURL),
+		AdminPassword:     getenv("PETSTORE_ADMIN_PASSWORD"),
+		SessionTimeout:    e.duration("PETSTORE_SESSION_TIMEOUT", 8*time.Hour),
 		RedisPrefix:       e.str("PETSTORE_REDIS_PREFIX", "petstore:"),
 		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
 		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),
@@ -74,6 +85,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
 			e.fail("REDIS_URL", "%v", err)
 		}
+	}
+	if p := c.AdminPassword; p != "" && (utf8.RuneCountInString(p) < models.MinPasswordLength || len(p) > models.MaxPasswordBytes) {
+		e.fail("PETSTORE_ADMIN_PASSWORD", "must have %d characters to %d bytes", models.MinPasswordLength, models.MaxPasswordBytes)
 	}
 	if c.DBPath == "" {
 		e.fail("PETSTORE_DB_PATH", "must not be empty")
@@ -140,6 +154,19 @@ func (e *envReader) duration(name string, def time.Duration) time.Duration {
 		e.fail(name, "must be a positive duration such as 5s or 2m, got %q", v)
 	}
 	return d
+}
+
+// baseURL reads the address of a deployment, to which the API document appends /v1.
+func (e *envReader) baseURL(name, def string) string {
+	v := strings.TrimRight(e.str(name, def), "/")
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		e.fail(name, "must be an http or https URL such as https://api.example.com, got %q", v)
+	case strings.HasSuffix(u.Path, "/v1"):
+		e.fail(name, "must not end in /v1: the API document appends it, got %q", v)
+	}
+	return v
 }
 
 func (e *envReader) oneOf(name, def string, allowed ...string) string {

@@ -127,7 +127,7 @@ func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				res := s.PostJSON(t, "/v1/store/orders", tc.body)
+				res := s.Invalid().PostJSON(t, "/v1/store/orders", tc.body) // bodies off the API document on purpose
 				if res.StatusCode != tc.status {
 					t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, res.Body)
 				}
@@ -195,14 +195,14 @@ func TestListOrdersPagesAndFilters(t *testing.T) {
 		}
 
 		for _, q := range []string{"limit=0", "limit=101", "limit=x", "status=available", "status=lost", "cursor=%%%"} {
-			res := s.Get(t, "/v1/store/orders?"+q)
+			res := s.Invalid().Get(t, "/v1/store/orders?"+q)
 			code, msg := res.ErrorBody(t)
 			if res.StatusCode != 400 || code != "invalid_request" || !strings.Contains(msg, strings.SplitN(q, "=", 2)[0]) {
 				t.Fatalf("GET /v1/store/orders?%s: %d %s %q, want 400 invalid_request naming the parameter", q, res.StatusCode, code, msg)
 			}
 		}
 		for path, want := range map[string]int{"/v1/store/orders/987654": 404, "/v1/store/orders/abc": 400} {
-			if res := s.Get(t, path); res.StatusCode != want {
+			if res := s.Invalid().Get(t, path); res.StatusCode != want {
 				t.Fatalf("GET %s: %d, want %d", path, res.StatusCode, want)
 			}
 		}

@@ -124,7 +124,7 @@ func TestCreatePetRefusesBadInputAndChangesNothing(t *testing.T) {
 		{"body over 64 KiB", "", `{"name":"` + strings.Repeat("x", 65*1024) + `","categoryId":1}`, 413, "payload_too_large", "64 KiB"},
 	}
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+		s := apptest.New(t, store).Invalid()
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				req := s.NewRequest(t, http.MethodPost, "/v1/pets", strings.NewReader(tc.body))
@@ -166,7 +166,7 @@ func TestListPetsRefusesBadParameters(t *testing.T) {
 	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
 		s := apptest.New(t, store)
 		for _, q := range []string{"limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=-1", "status=lost", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y"} {
-			res := s.Get(t, "/v1/pets?"+q)
+			res := s.Invalid().Get(t, "/v1/pets?"+q)
 			if res.StatusCode != http.StatusBadRequest {
 				t.Fatalf("GET /v1/pets?%s: status %d, want 400: %s", q, res.StatusCode, res.Body)
 			}
@@ -252,16 +252,21 @@ func TestGetPetIsDeprecatedOnEveryResponse(t *testing.T) {
 		s := apptest.New(t, store)
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 		for _, tc := range []struct {
-			path   string
-			status int
-			code   string
+			path    string
+			status  int
+			code    string
+			invalid bool
 		}{
-			{fmt.Sprintf("/v1/pets/%d", p.ID), 200, ""},
-			{"/v1/pets/987654", 404, "not_found"},
-			{"/v1/pets/abc", 400, "invalid_request"},
-			{"/v1/pets/99999999999999999999", 400, "invalid_request"},
+			{fmt.Sprintf("/v1/pets/%d", p.ID), 200, "", false},
+			{"/v1/pets/987654", 404, "not_found", false},
+			{"/v1/pets/abc", 400, "invalid_request", true},
+			{"/v1/pets/99999999999999999999", 400, "invalid_request", true},
 		} {
-			res := s.Get(t, tc.path)
+			client := s
+			if tc.invalid {
+				client = s.Invalid()
+			}
+			res := client.Get(t, tc.path)
 			if res.StatusCode != tc.status {
 				t.Fatalf("GET %s: %d, want %d: %s", tc.path, res.StatusCode, tc.status, res.Body)
 			}
@@ -316,7 +321,7 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 		{"DELETE", "/v1/pets", 405, "method_not_allowed", "POST"},
 		{"PUT", "/v1/pets/1", 405, "method_not_allowed", "GET"},
 	} {
-		res := s.Do(t, s.NewRequest(t, tc.method, tc.path, nil))
+		res := s.Invalid().Do(t, s.NewRequest(t, tc.method, tc.path, nil))
 		if res.StatusCode != tc.status {
 			t.Fatalf("%s %s: %d, want %d", tc.method, tc.path, res.StatusCode, tc.status)
 		}
@@ -333,7 +338,7 @@ func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
 	s := apptest.Start(t, apptest.Config(t, apptest.SQLite), apptest.Options{Routes: func(a *fiber.App) {
 		a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
 	}})
-	res := s.Get(t, "/v1/explode")
+	res := s.Invalid().Get(t, "/v1/explode")
 	code, msg := res.ErrorBody(t)
 	if res.StatusCode != 500 || code != "internal_error" || strings.Contains(msg, "secret") {
 		t.Fatalf("panic answered %d %q %q; want 500 internal_error with no internals", res.StatusCode, code, msg)

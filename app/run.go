@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"serve":   serveCommand,
 	"migrate": migrateCommand,
 	"version": versionCommand,
+	"staff":   staffCommand,
 	"seed":    seedCommand,
 	"keys":    keysCommand,
 }

@@ -23,6 +23,8 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 		"PETSTORE_DB_MAX_OPEN_CONNS": "many",
 		"PETSTORE_DB_TIMEOUT":        "-1s",
 		"PETSTORE_LOG_LEVEL":         "loud",
+		"PETSTORE_PRODUCTION_URL":    "ftp://api.example.com",
+		"PETSTORE_STAGING_URL":       "https://staging.example.com/v1",
 	} {
 		_, _, err := run(t, map[string]string{name: value}, "migrate")
 		if err == nil || !strings.Contains(err.Error(), name) {

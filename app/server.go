@@ -64,17 +64,23 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		JSONEncoder:           routes.EncodeJSON,
 	})
 	routes.Register(app, routes.Deps{
-		Log:          log,
-		DB:           db,
-		DBTimeout:    cfg.DBTimeout,
-		Pets:         models.NewPetStore(db),
-		Categories:   models.NewCategoryStore(db),
-		Keys:         p.keys,
-		Limiter:      limiter,
-		BanThreshold: cfg.BanThreshold,
-		BanDuration:  cfg.BanDuration,
-		Orders:       models.NewOrderStore(db),
-		IdemKeys:     idempotencyStore(cfg, db),
+		Log:            log,
+		DB:             db,
+		DBTimeout:      cfg.DBTimeout,
+		Pets:           models.NewPetStore(db),
+		Categories:     models.NewCategoryStore(db),
+		Staff:          models.NewStaffStore(db),
+		Sessions:       sessionStorage(app, cfg),
+		SessionTimeout: cfg.SessionTimeout,
+		Keys:           p.keys,
+		Limiter:        limiter,
+		BanThreshold:   cfg.BanThreshold,
+		BanDuration:    cfg.BanDuration,
+		Orders:         models.NewOrderStore(db),
+		IdemKeys:       idempotencyStore(cfg, db),
+
+		ProductionURL: cfg.ProductionURL,
+		StagingURL:    cfg.StagingURL,
 	})
 	app.Hooks().OnShutdown(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.DBTimeout)

@@ -5,6 +5,7 @@ package models
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes shared by the API, the admin pages and the command line. The HTTP layer maps each
@@ -29,6 +30,9 @@ type Error struct {
 	Code    string
 	Message string
 	Field   string
+	// Fields holds one error per field when several fields are wrong at once (forms show each
+	// beside its field); Message then joins their messages.
+	Fields []*Error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -60,4 +64,28 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "Internal error."
+}
+
+// FieldMessages returns, for each field an error in err's chain is about, its message without
+// the field's name in front: what a form shows beside that field.
+func FieldMessages(err error) map[string]string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	out := map[string]string{}
+	var add func(e *Error)
+	add = func(e *Error) {
+		if len(e.Fields) > 0 {
+			for _, fe := range e.Fields {
+				add(fe)
+			}
+			return
+		}
+		if _, seen := out[e.Field]; e.Field != "" && !seen {
+			out[e.Field] = strings.TrimPrefix(e.Message, e.Field+": ")
+		}
+	}
+	add(e)
+	return out
 }

@@ -10,6 +10,7 @@ import (
 // tables lists every model the schema holds, in dependency order.
 var tables = []any{&Category{}, &Pet{}, &APIKey{},
 	&Order{}, &StatusChange{}, &IdempotencyRecord{},
+	&Staff{},
 }
 
 // migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once

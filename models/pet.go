@@ -10,8 +10,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// PetStatus is a pet's availability.
-type PetStatus string
+// PetStatus is a pet's availability. The name after @name is its schema in the API document.
+type PetStatus string //	@name	PetStatus
 
 // The pet statuses of the spec.
 const (

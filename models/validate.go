@@ -44,5 +44,5 @@ func (fe fieldErrors) err() error {
 	for i, e := range fe {
 		msgs[i] = e.Message
 	}
-	return &Error{Code: EValidation, Field: fe[0].Field, Message: strings.Join(msgs, "; ")}
+	return &Error{Code: EValidation, Field: fe[0].Field, Message: strings.Join(msgs, "; "), Fields: fe}
 }

@@ -7,8 +7,10 @@ import (
 
 // Category groups animals.
 type Category struct {
-	ID   int64  `json:"id" example:"1" format:"int64"`
-	Name string `json:"name" example:"Dogs"`
+	// Unique identifier of the category.
+	ID int64 `json:"id" example:"1" format:"int64" validate:"required"`
+	// The category's name, unique.
+	Name string `json:"name" example:"Dogs" validate:"required"`
 } //	@name	Category
 
 // listCategories godoc

@@ -13,11 +13,11 @@ import (
 // Error is the body of every error response.
 type Error struct {
 	// Machine-readable error code.
-	Code string `json:"code" example:"validation_failed"`
+	Code string `json:"code" example:"validation_failed" validate:"required"`
 	// Human-readable description; names the offending field or parameter where there is one.
-	Message string `json:"message" example:"name: must not be empty"`
+	Message string `json:"message" example:"name: must not be empty" validate:"required"`
 	// The HTTP status code of the response.
-	Status int `json:"status" example:"400"`
+	Status int `json:"status" example:"400" minimum:"400" maximum:"599" validate:"required"`
 } //	@name	Error
 
 // Codes only the HTTP layer produces.
@@ -43,6 +43,7 @@ var statusOfCode = map[string]int{
 	models.EBanned:        http.StatusTooManyRequests,
 	models.EInternal:      http.StatusInternalServerError,
 	models.EUnavailable:   http.StatusServiceUnavailable,
+	codeForbidden:         http.StatusForbidden,
 }
 
 // codeOfStatus names fiber's own errors (routing, body limit, timeouts) with our codes.
@@ -87,7 +88,8 @@ func errorBody(c *fiber.Ctx, err error) Error {
 	return Error{Code: code, Message: models.ErrorMessage(err), Status: status}
 }
 
-// ErrorHandler writes every error as an Error body with the matching status. Internal errors
+// ErrorHandler writes every error as an Error body with the matching status (under /admin, as
+// an HTML page with that status). Internal errors
 // are logged with the request id; their details never reach the client.
 func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
@@ -95,6 +97,13 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if body.Status >= 500 {
 			log.Error("request failed", "request_id", requestID(c), "method", c.Method(),
 				"path", c.Path(), "status", body.Status, "error", err.Error())
+		}
+		if requestID(c) == "" {
+			// fasthttp refused the request (a body over the limit) before any middleware ran.
+			assignRequestID(c)
+		}
+		if c.Path() == "/admin" || strings.HasPrefix(c.Path(), "/admin/") {
+			return adminError(c, err, body)
 		}
 		return c.Status(body.Status).JSON(body)
 	}

@@ -26,16 +26,20 @@ const requestIDKey ctxKey = iota
 // withRequestID takes the client's X-Request-ID when well-formed, else makes one, and echoes it.
 func withRequestID() fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		id := c.Get(headerRequestID)
-		if !wellFormedRequestID.MatchString(id) {
-			id = utils.UUIDv4()
-		} else {
-			id = utils.CopyString(id)
-		}
-		c.Locals(requestIDKey, id)
-		c.Set(headerRequestID, id)
+		assignRequestID(c)
 		return c.Next()
 	}
+}
+
+func assignRequestID(c *fiber.Ctx) {
+	id := c.Get(headerRequestID)
+	if !wellFormedRequestID.MatchString(id) {
+		id = utils.UUIDv4()
+	} else {
+		id = utils.CopyString(id)
+	}
+	c.Locals(requestIDKey, id)
+	c.Set(headerRequestID, id)
 }
 
 func requestID(c *fiber.Ctx) string {

@@ -54,7 +54,7 @@ func orderResponse(o *models.Order) Order {
 //	@Param			status	query		string	false	"Return only orders with this status"	Enums(placed, approved, delivered, cancelled)
 //	@Param			cursor	query		string	false	"Opaque token from the previous page's Link header"
 //	@Success		200		{array}		Order	"A page of orders"
-//	@Header			200		{string}	Link	"URL of the next page, rel=\"next\"; absent on the last page"
+//	@Header			200		{string}	Link	"`<URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Failure		400		{object}	Error	"A bad limit, status or cursor"
 //	@Router			/store/orders [get]
 func listOrders(orders *models.OrderStore) fiber.Handler {

@@ -11,27 +11,27 @@ import (
 // Pet is an animal as the API returns it.
 type Pet struct {
 	// Unique identifier assigned by the service on creation.
-	ID int64 `json:"id" example:"42" format:"int64"`
+	ID int64 `json:"id" example:"42" format:"int64" validate:"required"`
 	// The animal's name.
-	Name string `json:"name" example:"Rex" minLength:"1" maxLength:"100"`
+	Name string `json:"name" example:"Rex" minLength:"1" maxLength:"100" validate:"required"`
 	// Identifier of the category the animal belongs to.
-	CategoryID int64 `json:"categoryId" example:"1" format:"int64"`
+	CategoryID int64 `json:"categoryId" example:"1" format:"int64" validate:"required"`
 	// Availability of the animal.
-	Status models.PetStatus `json:"status" enums:"available,pending,sold" example:"available"`
-	// When the pet was added (read-only).
-	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z"`
-	// When the pet last changed (read-only).
-	UpdatedAt time.Time `json:"updatedAt" example:"2026-11-21T10:00:00Z"`
+	Status models.PetStatus `json:"status" example:"available" validate:"required"`
+	// When the animal was added.
+	CreatedAt time.Time `json:"createdAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
+	// When the animal last changed.
+	UpdatedAt time.Time `json:"updatedAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
 } //	@name	Pet
 
 // NewPet is the body that adds an animal.
 type NewPet struct {
-	// The animal's name: white space around it is trimmed; 1 to 100 characters; no control characters.
+	// The animal's name: white space around it is trimmed; then 1 to 100 characters, no control characters.
 	Name *string `json:"name" example:"Rex" minLength:"1" maxLength:"100" validate:"required"`
 	// Identifier of an existing category (see GET /categories).
 	CategoryID *int64 `json:"categoryId" example:"1" format:"int64" minimum:"1" validate:"required"`
 	// Availability of the animal; available when omitted.
-	Status *string `json:"status,omitempty" enums:"available,pending,sold" example:"available"`
+	Status *models.PetStatus `json:"status,omitempty" example:"available"`
 } //	@name	NewPet
 
 func petResponse(p *models.Pet) Pet {
@@ -42,17 +42,17 @@ func petResponse(p *models.Pet) Pet {
 // listPets godoc
 //
 //	@Summary		List animals
-//	@Description	Returns up to `limit` animals in ascending id order, optionally only those with one status. The body is a plain array; when more animals follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
+//	@Description	Returns up to `limit` animals in ascending `id` order, optionally only those with one status. The body is a plain array; while more animals follow, the `Link` header carries the URL of the next page (`rel="next"`); it is absent on the last page.
 //	@ID				listPets
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			limit	query		int		false	"Maximum number of animals returned"	minimum(1)	maximum(100)	default(20)
-//	@Param			status	query		string	false	"Return only animals with this status"	Enums(available, pending, sold)
-//	@Param			cursor	query		string	false	"Opaque token from the previous page's Link header"
-//	@Success		200		{array}		Pet		"A page of animals"
-//	@Header			200		{string}	Link	"URL of the next page, rel=\"next\"; absent on the last page"
-//	@Failure		400		{object}	Error	"A bad limit, status or cursor"
+//	@Param			limit	query		int			false	"Maximum number of animals returned"							minimum(1)	maximum(100)	default(20)
+//	@Param			status	query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
+//	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"
+//	@Success		200		{array}		Pet			"A page of animals"
+//	@Header			200		{string}	Link		"`<URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
+//	@Failure		400		{object}	Error		"A limit, status or cursor that is not valid (invalid_request)"
 //	@Router			/pets [get]
 func listPets(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -93,14 +93,14 @@ func listPets(pets *models.PetStore) fiber.Handler {
 //	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
 //	@Param			pet				body		NewPet	true	"The animal to add"
 //	@Success		201				{object}	Pet		"Animal added"
-//	@Header			201				{string}	Location	"URL of the new animal"
+//	@Header			201				{string}	Location	"Path of the new animal"
 //	@Header			201				{string}	Idempotent-Replayed	"true when this is the stored first response to an earlier request with the same Idempotency-Key"
-//	@Failure		400				{object}	Error	"Body missing required fields or containing invalid values, or a malformed Idempotency-Key"
-//	@Failure		409				{object}	Error	"A request with the same Idempotency-Key is still in progress"
+//	@Failure		400				{object}	Error	"Malformed JSON, an unknown field or a malformed Idempotency-Key (invalid_request); a missing or invalid field, or no such category (validation_failed)"
+//	@Failure		409				{object}	Error	"A request with the same Idempotency-Key is still in progress (conflict)"
 //	@Header			409				{integer}	Retry-After	"Seconds to wait before retrying"
-//	@Failure		413				{object}	Error	"Body larger than 64 KiB"
-//	@Failure		415				{object}	Error	"Content-Type is not application/json"
-//	@Failure		422				{object}	Error	"The Idempotency-Key was already used for a different request"
+//	@Failure		413				{object}	Error	"Body larger than 64 KiB (payload_too_large)"
+//	@Failure		415				{object}	Error	"Content-Type is not application/json (unsupported_media_type)"
+//	@Failure		422				{object}	Error	"The Idempotency-Key was already used for a different request (idempotency_key_reused)"
 //	@Router			/pets [post]
 func createPet(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -108,7 +108,7 @@ func createPet(pets *models.PetStore) fiber.Handler {
 		if err := decodeJSON(c, &req); err != nil {
 			return err
 		}
-		p, err := pets.Create(c.UserContext(), models.NewPet{Name: req.Name, CategoryID: req.CategoryID, Status: req.Status})
+		p, err := pets.Create(c.UserContext(), models.NewPet{Name: req.Name, CategoryID: req.CategoryID, Status: (*string)(req.Status)})
 		if err != nil {
 			return err
 		}
@@ -120,19 +120,19 @@ func createPet(pets *models.PetStore) fiber.Handler {
 // getPet godoc
 //
 //	@Summary		Get an animal (deprecated)
-//	@Description	Deprecated: announced for removal on 5 December 2030. Use `GET /pets` with the `status` filter instead.
+//	@Description	Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets` (with the `status` filter) instead. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
 //	@ID				getPet
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Deprecated
-//	@Param			petId	path		int		true	"Identifier of the animal to retrieve"	Format(int64)
-//	@Success		200		{object}	Pet		"The animal exists"
-//	@Header			all		{string}	Deprecation	"@1795219200 (RFC 9745)"
-//	@Header			all		{string}	Sunset		"Thu, 05 Dec 2030 00:00:00 GMT (RFC 8594)"
-//	@Header			all		{string}	Link		"</v1/pets>; rel=\"successor-version\""
-//	@Failure		400		{object}	Error	"petId is not a 64-bit integer"
-//	@Failure		404		{object}	Error	"The requested resource could not be found"
+//	@Param			petId	path		int			true	"Identifier of the animal to retrieve"	Format(int64)	example(42)
+//	@Success		200		{object}	Pet			"The animal exists"
+//	@Failure		400		{object}	Error		"petId is not a 64-bit integer (invalid_request)"
+//	@Failure		404		{object}	Error		"No animal has this id (not_found)"
+//	@Header			all		{string}	Deprecation	"`@1795219200`, when the operation was deprecated (RFC 9745)"
+//	@Header			all		{string}	Sunset		"`Thu, 05 Dec 2030 00:00:00 GMT`, when the operation will be removed (RFC 8594)"
+//	@Header			all		{string}	Link		"`</v1/pets>; rel="successor-version"`, the successor (RFC 8288)"
 //	@Router			/pets/{petId} [get]
 func getPet(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {

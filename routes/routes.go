@@ -20,8 +20,16 @@ type Deps struct {
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
-	Orders     *models.OrderStore
-	IdemKeys   *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
+	Staff      *models.StaffStore
+	// Sessions keeps the admin pages' sessions and login throttle; nil keeps them in memory.
+	Sessions       fiber.Storage
+	SessionTimeout time.Duration
+	Orders         *models.OrderStore
+	IdemKeys       *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
+	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
+	// by the served API document.
+	ProductionURL string
+	StagingURL    string
 	// Keys authenticates API keys; its clock is the service's clock.
 	Keys *models.APIKeyStore
 	// Limiter counts /v1 requests per key and per client IP. Admin pages read today's traffic
@@ -47,6 +55,7 @@ func Register(app *fiber.App, d Deps) {
 			return nil
 		},
 	}))
+	registerDocs(app, d.ProductionURL, d.StagingURL)
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
@@ -59,4 +68,45 @@ func Register(app *fiber.App, d Deps) {
 	v1.Get("/store/orders", listOrders(d.Orders))
 	v1.Post("/store/orders", idem, createOrder(d.Orders))
 	v1.Get("/store/orders/:orderId", getOrder(d.Orders))
+
+	app.Get("/static/:file", serveStatic)
+
+	// The admin pages (DECISIONS.md, "Admin pages"): every page needs a staff session
+	// (requireStaff); categories, API keys and staff need the admin role too.
+	a := newAdmin(d)
+	staff := a.requireStaff
+	adm := app.Group("/admin", withDeadline(d.DBTimeout), adminResponses, a.csrf())
+	adm.Get("/login", a.loginForm)
+	adm.Post("/login", a.login)
+	adm.Get("/logout", staff, logoutConfirm)
+	adm.Post("/logout", a.logout)
+	adm.Get("/", staff, a.dashboard)
+	adm.Get("/pets", staff, a.listPets)
+	adm.Post("/pets", staff, a.createPet)
+	adm.Get("/pets/new", staff, a.newPetForm)
+	adm.Get("/pets/:id", staff, a.showPet)
+	adm.Post("/pets/:id", staff, a.updatePet)
+	adm.Get("/pets/:id/edit", staff, a.editPetForm)
+	adm.Post("/pets/:id/status", staff, a.setPetStatus)
+	adm.Post("/pets/:id/orders", staff, a.placeOrder)
+	adm.Get("/orders", staff, a.listOrders)
+	adm.Get("/orders/:id", staff, a.showOrder)
+	adm.Post("/orders/:id/approve", staff, a.orderAction(models.ActionApprove))
+	adm.Post("/orders/:id/deliver", staff, a.orderAction(models.ActionDeliver))
+	adm.Post("/orders/:id/cancel", staff, a.orderAction(models.ActionCancel))
+	adm.Get("/categories", staff, requireAdmin, a.listCategories)
+	adm.Post("/categories", staff, requireAdmin, a.createCategory)
+	adm.Post("/categories/:id", staff, requireAdmin, a.renameCategory)
+	adm.Get("/keys", staff, requireAdmin, a.listKeys)
+	adm.Post("/keys", staff, requireAdmin, a.createKey)
+	adm.Get("/keys/:id", staff, requireAdmin, a.showKey)
+	adm.Post("/keys/:id/plan", staff, requireAdmin, a.changeKeyPlan)
+	adm.Post("/keys/:id/revoke", staff, requireAdmin, a.revokeKey)
+	adm.Post("/keys/:id/unban", staff, requireAdmin, a.unbanKey)
+	adm.Get("/staff", staff, requireAdmin, a.listStaff)
+	adm.Post("/staff", staff, requireAdmin, a.createStaff)
+	adm.Post("/staff/:id/disable", staff, requireAdmin, a.setStaffDisabled(true))
+	adm.Post("/staff/:id/enable", staff, requireAdmin, a.setStaffDisabled(false))
+	// Last: an unknown admin page is a 404 inside the layout, after the session check.
+	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
 }

@@ -202,6 +202,8 @@ type Server struct {
 	URL string
 	// Headers are sent with every request: by default Authorization with APIKey.
 	Headers http.Header
+	// invalidRequests skips checking requests against the API document (see Invalid).
+	invalidRequests bool
 	// APIKey is the plain key the server was started with: an Enterprise key whose limits no
 	// test reaches. KeyID is its id.
 	APIKey string
@@ -385,13 +387,22 @@ func (s *Server) NewRequest(tb testing.TB, method, target string, body io.Reader
 	return req
 }
 
-// Do sends a request over the loopback connection and reads the answer.
+// Do sends a request over the loopback connection and reads the answer. An exchange with /v1 is
+// checked against the published API document (see Invalid).
 func (s *Server) Do(tb testing.TB, req *http.Request) *Response {
 	tb.Helper()
 	for k, vs := range s.Headers {
 		if req.Header.Get(k) == "" {
 			req.Header[k] = vs
 		}
+	}
+	var reqBody []byte
+	if req.Body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(req.Body); err != nil {
+			tb.Fatal(err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -402,7 +413,9 @@ func (s *Server) Do(tb testing.TB, req *http.Request) *Response {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &Response{Response: res, Body: body}
+	out := &Response{Response: res, Body: body}
+	s.checkContract(tb, req, reqBody, out)
+	return out
 }
 
 // Get sends a GET to target, a path such as /v1/pets.

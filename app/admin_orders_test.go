@@ -1,0 +1,219 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/models"
+)
+
+var orderPage = regexp.MustCompile(`^/admin/orders/(\d+)$`)
+
+func actionsOffered(p *apptest.Page) string {
+	var as []string
+	p.Doc.Find(`[data-testid^="action-"]`).Each(func(_ int, s *goquery.Selection) {
+		as = append(as, strings.TrimPrefix(s.AttrOr("data-testid", ""), "action-"))
+	})
+	return strings.Join(as, ",")
+}
+
+func historyTexts(p *apptest.Page) []string {
+	var out []string
+	p.TestID("history-row").Each(func(_ int, s *goquery.Selection) { out = append(out, strings.Join(strings.Fields(s.Text()), " ")) })
+	return out
+}
+
+func addPet(t *testing.T, s *apptest.Server, name string, status models.PetStatus) int64 {
+	t.Helper()
+	p := models.Pet{Name: name, CategoryID: 1, Status: status}
+	if err := s.DB.Create(&p).Error; err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
+}
+
+func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
+	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+		s := adminServer(t, store)
+		petID := addPet(t, s, "Rex", models.PetAvailable)
+		b := s.NewBrowser(t)
+		b.Login(t, "sam", staffPassword)
+		pet := b.Get(t, fmt.Sprintf("/admin/pets/%d", petID))
+		if pet.TestID("place-order").Length() != 1 || pet.TestID("empty").Length() != 1 {
+			t.Fatalf("an available pet's page offers no order form or shows orders\n%s", pet.Body)
+		}
+
+		p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", petID), url.Values{"shipDate": {"2026-12-24"}})
+		wantStatus(t, p, http.StatusSeeOther)
+		m := orderPage.FindStringSubmatch(p.Location())
+		if m == nil {
+			t.Fatalf("after placing: Location %q", p.Location())
+		}
+		orderURL := p.Location()
+		order := b.Follow(t, p)
+		if got := actionsOffered(order); got != "approve,cancel" {
+			t.Fatalf("a placed order offers %q, want approve,cancel", got)
+		}
+		if order.TestID("order-fields").Find(`[data-testid="status"]`).Text() != "placed" || !strings.Contains(order.TestID("order-fields").Text(), "2026-12-24") {
+			t.Fatalf("order fields: %s", order.TestID("order-fields").Text())
+		}
+
+		for _, step := range []struct{ action, then, offers string }{
+			{"approve", "approved", "deliver,cancel"},
+			{"deliver", "delivered", ""},
+		} {
+			p := b.Post(t, orderURL+"/"+step.action, nil)
+			wantStatus(t, p, http.StatusSeeOther)
+			order = b.Follow(t, p)
+			if got := order.Text("flash"); got != "Order #"+m[1]+" is now "+step.then+"." {
+				t.Fatalf("after %s: flash %q", step.action, got)
+			}
+			if got := actionsOffered(order); got != step.offers {
+				t.Fatalf("a %s order offers %q, want %q", step.then, got, step.offers)
+			}
+		}
+		if !strings.Contains(order.Text("no-actions"), "delivered") {
+			t.Fatal("a delivered order does not say why nothing can be done")
+		}
+
+		// A stale page's button is refused with the reason, and nothing changes.
+		p = b.Post(t, orderURL+"/cancel", nil)
+		wantStatus(t, p, http.StatusConflict)
+		if !strings.Contains(p.Text("form-error"), "cannot be cancelled") || actionsOffered(p) != "" {
+			t.Fatalf("stale cancel: %q", p.Text("form-error"))
+		}
+
+		pet = b.Get(t, fmt.Sprintf("/admin/pets/%d", petID))
+		if pet.TestID("pet-fields").Find(`[data-testid="status"]`).Text() != "sold" || pet.TestID("place-order").Length() != 0 {
+			t.Fatal("after delivery the pet is not sold, or still offers an order")
+		}
+		hist := historyTexts(pet)
+		if len(hist) != 3 || !strings.Contains(hist[0], "Order #"+m[1]+" placed · pet available → pending") ||
+			!strings.Contains(hist[1], "approved · pet stays pending") || !strings.Contains(hist[2], "delivered · pet pending → sold") ||
+			!strings.Contains(hist[2], "by staff:sam") {
+			t.Fatalf("pet history:\n%s", strings.Join(hist, "\n"))
+		}
+		if pet.TestID("order-row").Length() != 1 {
+			t.Fatal("the pet page does not list its order")
+		}
+	})
+}
+
+func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
+	s := adminServer(t, apptest.SQLite)
+	b := s.NewBrowser(t)
+	b.Login(t, "sam", staffPassword)
+	pending := addPet(t, s, "Tom", models.PetPending)
+	b.Get(t, fmt.Sprintf("/admin/pets/%d", pending))
+	p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", pending), nil)
+	wantStatus(t, p, http.StatusConflict)
+	if !strings.Contains(p.Text("form-error"), "not available") {
+		t.Fatalf("ordering a pending pet: %q", p.Text("form-error"))
+	}
+	avail := addPet(t, s, "Kiwi", models.PetAvailable)
+	p = b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", avail), url.Values{"shipDate": {"next week"}})
+	wantStatus(t, p, http.StatusBadRequest)
+	if p.Text("error-shipDate") == "" || p.Doc.Find("#shipDate").AttrOr("value", "") != "next week" {
+		t.Fatalf("bad ship date: %q", p.Text("error-shipDate"))
+	}
+	var n int64
+	s.DB.Model(&models.Order{}).Count(&n)
+	if n != 0 {
+		t.Fatalf("refused forms placed %d orders", n)
+	}
+}
+
+func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
+	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+		s := adminServer(t, store)
+		petID := addPet(t, s, "Luna", models.PetAvailable)
+		b := s.NewBrowser(t)
+		b.Login(t, "sam", staffPassword)
+		target := fmt.Sprintf("/admin/pets/%d", petID)
+		b.Get(t, target)
+		p := b.Post(t, target+"/status", url.Values{"status": {"sold"}})
+		wantStatus(t, p, http.StatusSeeOther)
+		pet := b.Follow(t, p)
+		if pet.Text("flash") != "Luna is now sold." {
+			t.Fatalf("flash %q", pet.Text("flash"))
+		}
+		if hist := historyTexts(pet); len(hist) != 1 || !strings.Contains(hist[0], "Status set by hand · pet available → sold") || !strings.Contains(hist[0], "staff:sam") {
+			t.Fatalf("history %q", hist)
+		}
+		wantStatus(t, b.Post(t, target+"/status", url.Values{"status": {"available"}}), http.StatusSeeOther)
+
+		// Once an order holds the pet, only the order's actions move it.
+		if _, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, "test"); err != nil {
+			t.Fatal(err)
+		}
+		p = b.Post(t, target+"/status", url.Values{"status": {"sold"}})
+		wantStatus(t, p, http.StatusConflict)
+		if !strings.Contains(p.Text("error-status"), "held by order") || p.Doc.Find("#set-status-value option[selected]").AttrOr("value", "") != "sold" {
+			t.Fatalf("status of a held pet: %q", p.Text("error-status"))
+		}
+		p = b.Post(t, target+"/status", url.Values{"status": {"lost"}})
+		wantStatus(t, p, http.StatusBadRequest)
+	})
+}
+
+func TestOrdersTableFiltersAndPages(t *testing.T) {
+	s := adminServer(t, apptest.SQLite)
+	orders := models.NewOrderStore(s.DB)
+	ctx := context.Background()
+	for i := 0; i < 30; i++ {
+		id := addPet(t, s, fmt.Sprintf("Pet %02d", i), models.PetAvailable)
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &id}, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if _, err := orders.Cancel(ctx, o.ID, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	b := s.NewBrowser(t)
+	b.Login(t, "sam", staffPassword)
+	p := b.Get(t, "/admin/orders")
+	if n := p.TestID("order-row").Length(); n != 25 || p.TestID("next-page").Length() != 1 {
+		t.Fatalf("first page: %d rows", n)
+	}
+	next := b.Get(t, p.TestID("next-page").AttrOr("href", ""))
+	if n := next.TestID("order-row").Length(); n != 5 || next.TestID("next-page").Length() != 0 {
+		t.Fatalf("second page: %d rows", n)
+	}
+	p = b.Get(t, "/admin/orders?status=cancelled")
+	if n := p.TestID("order-row").Length(); n != 10 {
+		t.Fatalf("cancelled: %d rows, want 10", n)
+	}
+	if !strings.Contains(p.TestID("order-row").First().Text(), "Pet 00") {
+		t.Fatalf("order row lacks its pet's name: %s", p.TestID("order-row").First().Text())
+	}
+	p = b.Get(t, "/admin/orders?status=delivered")
+	if !strings.Contains(p.Text("empty"), "No delivered orders") {
+		t.Fatalf("empty filtered list:\n%s", p.Body)
+	}
+	if p := b.Get(t, "/admin/orders?status=lost"); p.StatusCode != http.StatusBadRequest {
+		t.Fatalf("bad status filter: %d", p.StatusCode)
+	}
+	dash := b.Get(t, "/admin")
+	if dash.Text("dash-orders-placed") != "placed 20" || dash.Text("dash-orders-cancelled") != "cancelled 10" {
+		t.Fatalf("dashboard orders: %q %q", dash.Text("dash-orders-placed"), dash.Text("dash-orders-cancelled"))
+	}
+}
+
+func TestEmptyOrdersListSaysWhereOrdersComeFrom(t *testing.T) {
+	s := adminServer(t, apptest.SQLite)
+	b := s.NewBrowser(t)
+	b.Login(t, "sam", staffPassword)
+	if p := b.Get(t, "/admin/orders"); !strings.Contains(p.Text("empty"), "No orders yet") {
+		t.Fatalf("empty orders page:\n%s", p.Body)
+	}
+}

@@ -1,0 +1,56 @@
+package apptest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath finds Debian's chromium (or $CHROMIUM); without it a browser test skips, except
+// under CI, where a missing browser fails it.
+func chromiumPath(tb testing.TB) string {
+	tb.Helper()
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		tb.Fatal("Chromium is required under CI (apt-get install chromium) and was not found")
+	}
+	tb.Skip("Chromium not found (install Debian's chromium or set CHROMIUM): browser test skipped")
+	return ""
+}
+
+// Chromium starts a headless Chromium for the test, with the flags that keep it off this
+// machine's closed network, and returns its started browser context; it stops when the test
+// ends. The first action starts the browser, so it runs here, before any timeout the caller adds.
+func Chromium(tb testing.TB, width, height int) context.Context {
+	tb.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath(tb)),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(width, height),
+	)
+	ctx, cancel := chromedp.NewContext(alloc)
+	tb.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}

@@ -1,0 +1,89 @@
+package app
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/petstore/petstore/models"
+	"gorm.io/gorm"
+)
+
+var staffCommand = command{
+	summary:     "manage staff accounts: staff create --username U --password-stdin [--role staff|admin]",
+	needsConfig: true,
+	flags: func(fs *flag.FlagSet, e *env) func() error {
+		username := fs.String("username", "", "the new account's username (2 to 64 of a-z 0-9 . _ -)")
+		passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input (required, so it never shows in the process list)")
+		role := fs.String("role", string(models.RoleStaff), "staff (pets and orders) or admin (also categories, API keys and staff)")
+		return func() error {
+			// The subcommand comes before its flags: parse what follows it.
+			args := fs.Args()
+			if len(args) == 0 || args[0] != "create" {
+				fs.Usage()
+				return errors.New("staff: the only subcommand is create")
+			}
+			if err := fs.Parse(args[1:]); err != nil {
+				return err
+			}
+			if err := noArgs(fs); err != nil {
+				return err
+			}
+			if !*passwordStdin {
+				return errors.New("staff create: --password-stdin is required")
+			}
+			password, err := readPassword(e.stdin)
+			if err != nil {
+				return err
+			}
+			db, err := OpenDB(e.ctx, e.cfg, e.log)
+			if err != nil {
+				return err
+			}
+			defer closeDB(db)
+			if err := models.Migrate(e.ctx, db); err != nil {
+				return err
+			}
+			st, err := models.NewStaffStore(db).Create(e.ctx, models.NewStaff{Username: *username, Password: password, Role: *role})
+			if err != nil {
+				return fmt.Errorf("staff create: %s", models.ErrorMessage(err))
+			}
+			fmt.Fprintf(e.stdout, "created %s %q (id %d)\n", st.Role, st.Username, st.ID)
+			return nil
+		}
+	},
+}
+
+// readPassword reads one line, without its line ending.
+func readPassword(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read password from standard input: %w", err)
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", errors.New("staff create: standard input holds no password")
+	}
+	return line, nil
+}
+
+// ensureAdmin gives a database without staff its first admin, so the admin pages can be
+// reached at all. A generated password is written once, to stderr, and never logged.
+func ensureAdmin(e *env, db *gorm.DB) error {
+	password, err := models.NewStaffStore(db).EnsureAdmin(e.ctx, e.cfg.AdminPassword)
+	if err != nil {
+		return fmt.Errorf("create the first admin: %w", err)
+	}
+	switch {
+	case password == "":
+	case e.cfg.AdminPassword != "":
+		e.log.Info("created the first admin account", "username", "admin", "password", "from PETSTORE_ADMIN_PASSWORD")
+	default:
+		fmt.Fprintf(e.stderr, "\nCreated the first admin account for the admin pages (/admin).\n"+
+			"  username: admin\n  password: %s\nThis password is shown only now; keep it somewhere safe.\n\n", password)
+	}
+	return nil
+}

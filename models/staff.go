@@ -1,0 +1,279 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Role is what a staff member may do in the admin pages.
+type Role string
+
+// The roles: staff manage pets and orders; admins also manage categories, API keys and staff.
+const (
+	RoleStaff Role = "staff"
+	RoleAdmin Role = "admin"
+)
+
+// Roles lists every role, least powerful first.
+var Roles = []Role{RoleStaff, RoleAdmin}
+
+// ParseRole checks a role given by a user.
+func ParseRole(field, s string) (Role, error) {
+	for _, r := range Roles {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	return "", FieldError(field, "must be staff or admin; got %s", strconv.Quote(s))
+}
+
+// Password limits: bcrypt reads at most 72 bytes, so a longer password would be silently cut.
+const (
+	MinPasswordLength = 12
+	MaxPasswordBytes  = 72
+)
+
+// bcryptCost is bcrypt's default (about 50 ms a check on one core): slow for a guesser, quick
+// enough for a person logging in.
+const bcryptCost = bcrypt.DefaultCost
+
+// Staff is a person who works in the admin pages.
+type Staff struct {
+	ID           int64  `gorm:"primaryKey"`
+	Username     string `gorm:"size:64;not null;uniqueIndex"`
+	PasswordHash string `gorm:"size:100;not null"`
+	Role         Role   `gorm:"size:16;not null"`
+	// DisabledAt is set while the account may not log in; its sessions end at their next request.
+	DisabledAt  *time.Time
+	LastLoginAt *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Active reports whether the account may log in.
+func (s *Staff) Active() bool { return s.DisabledAt == nil }
+
+// IsAdmin reports whether the account has the admin role.
+func (s *Staff) IsAdmin() bool { return s.Role == RoleAdmin }
+
+// NewStaff is what an admin gives to add a staff account.
+type NewStaff struct {
+	Username string
+	Password string
+	Role     string
+}
+
+// validUsername normalises a username: trimmed, lower case, 2 to 64 of a-z 0-9 . _ -.
+func validUsername(field, s string) (string, *Error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if n := utf8.RuneCountInString(s); n < 2 || n > 64 {
+		return "", FieldError(field, "must have 2 to 64 characters")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return "", FieldError(field, "may contain only letters a-z, digits and . _ -")
+		}
+	}
+	return s, nil
+}
+
+func validPassword(field, s string) *Error {
+	switch {
+	case utf8.RuneCountInString(s) < MinPasswordLength:
+		return FieldError(field, "must have at least %d characters", MinPasswordLength)
+	case len(s) > MaxPasswordBytes:
+		return FieldError(field, "must be at most %d bytes", MaxPasswordBytes)
+	}
+	return nil
+}
+
+// Validate checks every field and returns the account to store, without its password hash.
+func (n NewStaff) Validate() (Staff, error) {
+	var st Staff
+	var errs fieldErrors
+	name, err := validUsername("username", n.Username)
+	errs.add(err)
+	st.Username = name
+	errs.add(validPassword("password", n.Password))
+	role := n.Role
+	if role == "" {
+		role = string(RoleStaff)
+	}
+	r, rerr := ParseRole("role", role)
+	if rerr != nil {
+		errs.add(rerr.(*Error))
+	}
+	st.Role = r
+	return st, errs.err()
+}
+
+// ErrBadLogin is the one answer to a failed login, whatever failed, so it tells a guesser
+// nothing about which usernames exist.
+var ErrBadLogin = &Error{Code: EValidation, Field: "password", Message: "Wrong username or password."}
+
+// dummyHash is compared when the username is unknown, so an unknown name takes as long as a
+// wrong password. It is made on first use, so commands that never log anyone in do not pay.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a password of anyone's"), bcryptCost)
+	return h
+})
+
+// StaffStore reads and changes staff accounts.
+type StaffStore struct {
+	db   *gorm.DB
+	cost int
+}
+
+// NewStaffStore returns a store on db that hashes passwords at bcrypt's default cost.
+func NewStaffStore(db *gorm.DB) *StaffStore { return &StaffStore{db: db, cost: bcryptCost} }
+
+// WithHashCost returns the store hashing new passwords at another bcrypt cost. A password is
+// checked at the cost it was hashed with, so tests make accounts at bcrypt.MinCost and their
+// logins stay quick on a busy machine.
+func (s *StaffStore) WithHashCost(cost int) *StaffStore { return &StaffStore{db: s.db, cost: cost} }
+
+// withHash validates n and hashes its password.
+func (s *StaffStore) withHash(n NewStaff) (Staff, error) {
+	st, err := n.Validate()
+	if err != nil {
+		return st, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(n.Password), s.cost)
+	st.PasswordHash = string(hash)
+	return st, err
+}
+
+// Create validates and stores a new account; a username already taken is a conflict.
+func (s *StaffStore) Create(ctx context.Context, n NewStaff) (*Staff, error) {
+	st, err := s.withHash(n)
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.WithContext(ctx).Create(&st).Error
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return nil, &Error{Code: EConflict, Field: "username",
+			Message: "username: " + strconv.Quote(st.Username) + " is already taken"}
+	}
+	return &st, storeError(err, "")
+}
+
+// Authenticate returns the active account with this username and password, or ErrBadLogin.
+func (s *StaffStore) Authenticate(ctx context.Context, username, password string) (*Staff, error) {
+	var st Staff
+	name := strings.ToLower(strings.TrimSpace(username))
+	err := s.db.WithContext(ctx).Where("username = ?", name).Take(&st).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
+		return nil, ErrBadLogin
+	}
+	if err != nil {
+		return nil, storeError(err, "")
+	}
+	if bcrypt.CompareHashAndPassword([]byte(st.PasswordHash), []byte(password)) != nil || !st.Active() {
+		return nil, ErrBadLogin
+	}
+	now := s.db.NowFunc()
+	if err := s.db.WithContext(ctx).Model(&st).UpdateColumn("last_login_at", now).Error; err != nil {
+		return nil, storeError(err, "")
+	}
+	st.LastLoginAt = &now
+	return &st, nil
+}
+
+// Get returns one account.
+func (s *StaffStore) Get(ctx context.Context, id int64) (*Staff, error) {
+	var st Staff
+	err := s.db.WithContext(ctx).Take(&st, id).Error
+	return &st, storeError(err, "staff member "+strconv.FormatInt(id, 10)+" not found")
+}
+
+// List returns every account by username; staff lists are short.
+func (s *StaffStore) List(ctx context.Context) ([]Staff, error) {
+	var list []Staff
+	err := s.db.WithContext(ctx).Order("username").Find(&list).Error
+	return list, storeError(err, "")
+}
+
+// SetDisabled disables or re-enables an account. Nobody may disable their own account, and the
+// last active admin may not be disabled: either would lock the admins out.
+func (s *StaffStore) SetDisabled(ctx context.Context, id int64, disabled bool, actorID int64) (*Staff, error) {
+	var st *Staff
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		st, err = (&StaffStore{db: tx, cost: s.cost}).Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !disabled {
+			st.DisabledAt = nil
+			return tx.Model(st).Update("disabled_at", nil).Error
+		}
+		if id == actorID {
+			return Errorf(EConflict, "you cannot disable your own account")
+		}
+		if st.IsAdmin() && st.Active() {
+			var admins int64
+			if err := tx.Model(&Staff{}).Where("role = ? AND disabled_at IS NULL", RoleAdmin).Count(&admins).Error; err != nil {
+				return err
+			}
+			if admins <= 1 {
+				return Errorf(EConflict, "%s is the last active admin", st.Username)
+			}
+		}
+		if st.DisabledAt == nil {
+			now := tx.NowFunc()
+			st.DisabledAt = &now
+		}
+		return tx.Model(st).Update("disabled_at", st.DisabledAt).Error
+	})
+	if err != nil {
+		return nil, storeError(err, "")
+	}
+	return st, nil
+}
+
+// EnsureAdmin creates the account "admin" when there is no staff account at all, with password
+// or, when password is empty, a generated one. It returns the password it set, or "" when
+// staff already exist (or another instance starting at the same time created the account).
+func (s *StaffStore) EnsureAdmin(ctx context.Context, password string) (string, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&Staff{}).Count(&n).Error; err != nil {
+		return "", storeError(err, "")
+	}
+	if n > 0 {
+		return "", nil
+	}
+	if password == "" {
+		password = GeneratePassword()
+	}
+	st, err := s.withHash(NewStaff{Username: "admin", Password: password, Role: string(RoleAdmin)})
+	if err != nil {
+		return "", err
+	}
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&st)
+	if res.Error != nil {
+		return "", storeError(res.Error, "")
+	}
+	if res.RowsAffected == 0 {
+		return "", nil
+	}
+	return password, nil
+}
+
+// GeneratePassword returns a random password of 144 bits, in 24 URL-safe characters.
+func GeneratePassword() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,271 @@
+package routes
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/csrf"
+	"github.com/gofiber/fiber/v2/middleware/session"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/static"
+	"github.com/petstore/petstore/views"
+	"github.com/valyala/fasthttp"
+)
+
+// Session keys.
+const (
+	sessStaffID = "staff_id"
+	sessFlash   = "flash"
+)
+
+// Codes only the admin pages produce.
+const codeForbidden = "forbidden"
+
+// admin is what the admin pages' handlers share.
+type admin struct {
+	log      *slog.Logger
+	staff    *models.StaffStore
+	pets     *models.PetStore
+	cats     *models.CategoryStore
+	orders   *models.OrderStore
+	keys     *models.APIKeyStore
+	limiter  ratelimit.Limiter
+	sessions *session.Store
+	throttle *loginThrottle
+}
+
+func newAdmin(d Deps) *admin {
+	timeout := d.SessionTimeout
+	if timeout <= 0 {
+		timeout = 8 * time.Hour
+	}
+	// Without a storage, fiber keeps sessions in this instance's memory; its store then exposes
+	// that memory, which the login throttle shares.
+	store := session.New(session.Config{
+		Storage:           d.Sessions,
+		Expiration:        timeout,
+		KeyLookup:         "cookie:petstore_session",
+		CookiePath:        "/admin",
+		CookieHTTPOnly:    true,
+		CookieSameSite:    "Lax",
+		CookieSessionOnly: true,
+	})
+	return &admin{
+		log:      d.Log,
+		staff:    d.Staff,
+		pets:     d.Pets,
+		cats:     d.Categories,
+		orders:   d.Orders,
+		keys:     d.Keys,
+		limiter:  d.Limiter,
+		sessions: store,
+		throttle: &loginThrottle{store: store.Storage, now: time.Now},
+	}
+}
+
+type csrfLocal struct{}
+
+type meLocal struct{}
+
+type flashLocal struct{}
+
+// adminCSRF checks the token of every form post against the one kept in the session; forms put
+// it in the field _csrf (views.CSRFField).
+func (a *admin) csrf() fiber.Handler {
+	return csrf.New(csrf.Config{
+		KeyLookup:         "form:_csrf",
+		CookieName:        "petstore_csrf",
+		CookiePath:        "/admin",
+		CookieHTTPOnly:    true,
+		CookieSameSite:    "Lax",
+		CookieSessionOnly: true,
+		Expiration:        a.sessions.Expiration,
+		Session:           a.sessions,
+		ContextKey:        csrfLocal{},
+		ErrorHandler: func(c *fiber.Ctx, err error) error {
+			return &models.Error{Code: codeForbidden, Message: "This form has expired or did not come from this site. Go back, reload the page and try again."}
+		},
+	})
+}
+
+// adminResponses sets what every admin response needs: pages show private data, so no cache
+// keeps them; and every cookie is Secure when the request came over TLS (directly, or through
+// a proxy that says so in X-Forwarded-Proto).
+func adminResponses(c *fiber.Ctx) error {
+	// Errors become their HTML page here, so the headers below apply to those pages too.
+	if err := c.Next(); err != nil {
+		if herr := c.App().ErrorHandler(c, err); herr != nil {
+			return herr
+		}
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	// The CSRF check compares the Referer's origin over TLS, so browsers must send it.
+	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+	if c.Protocol() == "https" {
+		var cookies []*fasthttp.Cookie
+		c.Response().Header.VisitAllCookie(func(_, value []byte) {
+			ck := fasthttp.AcquireCookie()
+			if ck.ParseBytes(value) == nil {
+				cookies = append(cookies, ck)
+			}
+		})
+		for _, ck := range cookies {
+			ck.SetSecure(true)
+			c.Response().Header.SetCookie(ck)
+			fasthttp.ReleaseCookie(ck)
+		}
+	}
+	return nil
+}
+
+// requireStaff lets a request through only with the session of an active staff member; anyone
+// else is sent to the login page, which brings them back here afterwards.
+func (a *admin) requireStaff(c *fiber.Ctx) error {
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return err
+	}
+	id, _ := sess.Get(sessStaffID).(int64)
+	if id == 0 {
+		return toLogin(c)
+	}
+	st, err := a.staff.Get(c.UserContext(), id)
+	if models.ErrorCode(err) == models.ENotFound || (err == nil && !st.Active()) {
+		if err := sess.Destroy(); err != nil {
+			return err
+		}
+		return toLogin(c)
+	}
+	if err != nil {
+		return err
+	}
+	if flash, _ := sess.Get(sessFlash).(string); flash != "" {
+		sess.Delete(sessFlash)
+		if err := sess.Save(); err != nil {
+			return err
+		}
+		c.Locals(flashLocal{}, flash)
+	}
+	c.Locals(meLocal{}, st)
+	return c.Next()
+}
+
+func toLogin(c *fiber.Ctx) error {
+	next := "/admin"
+	if c.Method() == fiber.MethodGet {
+		next = c.OriginalURL()
+	}
+	return c.Redirect("/admin/login?next="+url.QueryEscape(safeNext(next)), fiber.StatusSeeOther)
+}
+
+// requireAdmin keeps the admin-only pages (categories, API keys, staff) from the staff role.
+func requireAdmin(c *fiber.Ctx) error {
+	if me := currentStaff(c); me == nil || !me.IsAdmin() {
+		return &models.Error{Code: codeForbidden, Message: "This page is for admins only. Ask an admin if you need something changed here."}
+	}
+	return c.Next()
+}
+
+// currentStaff is the signed-in staff member, or nil before requireStaff.
+func currentStaff(c *fiber.Ctx) *models.Staff {
+	st, _ := c.Locals(meLocal{}).(*models.Staff)
+	return st
+}
+
+func csrfToken(c *fiber.Ctx) string {
+	t, _ := c.Locals(csrfLocal{}).(string)
+	return t
+}
+
+// page is the layout's props for the current request.
+func page(c *fiber.Ctx, title, section string) views.Page {
+	p := views.Page{Title: title, Section: section, CSRF: csrfToken(c)}
+	if st := currentStaff(c); st != nil {
+		p.Me = &views.Me{ID: st.ID, Username: st.Username, Admin: st.IsAdmin()}
+	}
+	p.Flash, _ = c.Locals(flashLocal{}).(string)
+	return p
+}
+
+// render writes a templ component as the HTML response, with the status already set. templ stops
+// on a done context; the request's context ends with its database deadline, which must not keep
+// the page that reports that very timeout from rendering.
+func render(c *fiber.Ctx, component templ.Component) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	return component.Render(context.WithoutCancel(c.UserContext()), c.Response().BodyWriter())
+}
+
+// redirectWithFlash ends a successful form post: the message shows once on the next page, and
+// reloading that page does not post the form again.
+func (a *admin) redirectWithFlash(c *fiber.Ctx, to, flash string) error {
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return err
+	}
+	sess.Set(sessFlash, flash)
+	if err := sess.Save(); err != nil {
+		return err
+	}
+	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
+// safeNext keeps the after-login redirect inside the admin pages, so the login form cannot be
+// used to send someone to another site.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(next, "//") ||
+		strings.ContainsAny(next, "\\\r\n") ||
+		(u.Path != "/admin" && !strings.HasPrefix(u.Path, "/admin/")) ||
+		u.Path == "/admin/login" || u.Path == "/admin/logout" {
+		return "/admin"
+	}
+	return u.RequestURI()
+}
+
+// adminError renders any error under /admin as an HTML page, with the same status the API
+// would answer.
+func adminError(c *fiber.Ctx, err error, body Error) error {
+	e := views.ErrorProps{Status: body.Status, Message: body.Message}
+	var fe *fiber.Error
+	switch {
+	case body.Status == http.StatusNotFound && errors.As(err, &fe):
+		e.Title, e.Message = "Page not found", "There is no page at "+c.Path()+"."
+	case body.Status == http.StatusNotFound:
+		e.Title = "Not found"
+	case body.Status == http.StatusForbidden:
+		e.Title = "Not allowed"
+	case body.Status == http.StatusConflict:
+		e.Title = "That cannot be done now"
+	case body.Status == http.StatusServiceUnavailable:
+		e.Title = "The database is unavailable"
+	case body.Status >= 500:
+		e.Title, e.Message = "Something went wrong", "The error has been logged. Try again; if it keeps happening, tell whoever runs this service."
+	case body.Status == http.StatusMethodNotAllowed:
+		e.Title, e.Message = "Not allowed", "That address does not take a "+c.Method()+" request."
+	default:
+		e.Title = "That did not work"
+	}
+	c.Status(body.Status)
+	return render(c, views.ErrorPage(page(c, e.Title, ""), e))
+}
+
+// serveStatic serves the embedded files under their content-hashed names: a name changes
+// whenever its content does, so browsers may keep each one for a year.
+func serveStatic(c *fiber.Ctx) error {
+	a, ok := static.Lookup(c.Params("file"))
+	if !ok {
+		return fiber.ErrNotFound
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
+	c.Set(fiber.HeaderContentType, a.ContentType)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	return c.Send(a.Body)
+}

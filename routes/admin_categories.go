@@ -1,0 +1,108 @@
+package routes
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
+)
+
+// categoryRows lists every category with its number of pets.
+func (a *admin) categoryRows(c *fiber.Ctx) ([]views.CategoryRow, error) {
+	cats, err := a.cats.List(c.UserContext())
+	if err != nil {
+		return nil, err
+	}
+	counts, err := a.pets.CountByCategory(c.UserContext())
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]views.CategoryRow, len(cats))
+	for i, cat := range cats {
+		rows[i] = views.CategoryRow{ID: cat.ID, Name: cat.Name, Pets: counts[cat.ID]}
+	}
+	return rows, nil
+}
+
+func (a *admin) renderCategories(c *fiber.Ctx, props views.CategoriesProps) error {
+	return render(c, views.Categories(page(c, "Categories", views.SectionCategories), props))
+}
+
+// listCategories is the categories page.
+func (a *admin) listCategories(c *fiber.Ctx) error {
+	rows, err := a.categoryRows(c)
+	if err != nil {
+		return err
+	}
+	return a.renderCategories(c, views.CategoriesProps{Rows: rows})
+}
+
+// formRefusal reports whether err is about what was typed, so the form is shown again with it,
+// rather than failing the request.
+func formRefusal(err error) bool {
+	switch models.ErrorCode(err) {
+	case models.EValidation, models.EInvalid, models.EConflict:
+		return true
+	}
+	return false
+}
+
+// fieldMessage is the message shown beside one field for a refused form.
+func fieldMessage(err error, field string) string {
+	if msg := models.FieldMessages(err)[field]; msg != "" {
+		return msg
+	}
+	return models.ErrorMessage(err)
+}
+
+// createCategory adds a category; a refused name comes back beside the field, as typed.
+func (a *admin) createCategory(c *fiber.Ctx) error {
+	name := c.FormValue("name")
+	cat, err := a.cats.Create(c.UserContext(), name)
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/categories", "Added the category "+cat.Name+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	rows, rerr := a.categoryRows(c)
+	if rerr != nil {
+		return rerr
+	}
+	c.Status(statusOf(err))
+	return a.renderCategories(c, views.CategoriesProps{Rows: rows, NewName: name, AddError: fieldMessage(err, "name")})
+}
+
+// renameCategory renames one category; a refused name comes back in its row, as typed.
+func (a *admin) renameCategory(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	name := c.FormValue("name")
+	cat, err := a.cats.Rename(c.UserContext(), id, name)
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/categories", "Renamed the category to "+cat.Name+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	rows, rerr := a.categoryRows(c)
+	if rerr != nil {
+		return rerr
+	}
+	for i := range rows {
+		if rows[i].ID == id {
+			rows[i].Rename, rows[i].RenameError = name, fieldMessage(err, "name")
+		}
+	}
+	c.Status(statusOf(err))
+	return a.renderCategories(c, views.CategoriesProps{Rows: rows})
+}
+
+// statusOf is the HTTP status the API answers for err.
+func statusOf(err error) int {
+	if s, ok := statusOfCode[models.ErrorCode(err)]; ok {
+		return s
+	}
+	return fiber.StatusInternalServerError
+}

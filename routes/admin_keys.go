@@ -1,0 +1,215 @@
+package routes
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/views"
+)
+
+// sessNewKey carries a key's plain text from the form that issued it to the one page that shows
+// it, so reloading that page cannot issue a second key.
+const sessNewKey = "new_key"
+
+// keyRow is a key as the pages show it, with its usage of the current windows.
+func (a *admin) keyRow(c *fiber.Ctx, k *models.APIKey) (views.KeyRow, error) {
+	u, err := a.limiter.Usage(c.UserContext(), ratelimit.KeyClient(k.ID))
+	if err != nil {
+		return views.KeyRow{}, err
+	}
+	l := k.Limits()
+	return views.KeyRow{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Plan: string(k.Plan), PerMinute: l.PerMinute, PerDay: l.PerDay,
+		State: k.State(a.keys.Now()), UsedToday: u.Day, UsedMinute: u.Minute, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
+		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, BannedUntil: k.BannedUntil}, nil
+}
+
+func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
+	keys, err := a.keys.List(c.UserContext())
+	if err != nil {
+		return err
+	}
+	props := views.KeysProps{Form: form, Rows: make([]views.KeyRow, len(keys))}
+	for i := range keys {
+		if props.Rows[i], err = a.keyRow(c, &keys[i]); err != nil {
+			return err
+		}
+	}
+	return render(c, views.Keys(page(c, "API keys", views.SectionKeys), props))
+}
+
+// listKeys is the API keys page.
+func (a *admin) listKeys(c *fiber.Ctx) error {
+	return a.renderKeys(c, views.KeyForm{Plan: string(models.PlanFree)})
+}
+
+// formLimit reads a custom limit: empty is none (0); anything else must be a whole number.
+func formLimit(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// keyLimits reads the custom limits of a key form; the store checks their values.
+func keyLimits(f views.KeyForm) (perMinute, perDay int, errs views.FormErrors) {
+	errs = views.FormErrors{}
+	var ok bool
+	if perMinute, ok = formLimit(f.PerMinute); !ok {
+		errs["perMinute"] = "must be a whole number"
+	}
+	if perDay, ok = formLimit(f.PerDay); !ok {
+		errs["perDay"] = "must be a whole number"
+	}
+	return perMinute, perDay, errs
+}
+
+// createKey issues a key and shows it once, on the key's page.
+func (a *admin) createKey(c *fiber.Ctx) error {
+	f := views.KeyForm{Name: c.FormValue("name"), Plan: c.FormValue("plan"), PerMinute: c.FormValue("perMinute"),
+		PerDay: c.FormValue("perDay"), ExpiresOn: c.FormValue("expiresOn")}
+	perMinute, perDay, errs := keyLimits(f)
+	n := models.NewAPIKey{Name: f.Name, Plan: f.Plan, PerMinute: perMinute, PerDay: perDay}
+	if f.ExpiresOn != "" {
+		d, err := time.Parse("2006-01-02", f.ExpiresOn)
+		if err != nil {
+			errs["expiresOn"] = "must be a date such as 2027-01-31"
+		}
+		n.ExpiresAt = &d
+	}
+	if len(errs) > 0 {
+		f.Errors = errs
+		c.Status(fiber.StatusBadRequest)
+		return a.renderKeys(c, f)
+	}
+	k, plain, err := a.keys.Create(c.UserContext(), n)
+	if err != nil {
+		if !formRefusal(err) {
+			return err
+		}
+		f.Errors = models.FieldMessages(err)
+		if msg, ok := f.Errors["expiresAt"]; ok {
+			f.Errors["expiresOn"] = msg
+		}
+		c.Status(statusOf(err))
+		return a.renderKeys(c, f)
+	}
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return err
+	}
+	sess.Set(sessNewKey, strconv.FormatInt(k.ID, 10)+":"+plain)
+	sess.Set(sessFlash, "Issued the key "+k.Name+".")
+	if err := sess.Save(); err != nil {
+		return err
+	}
+	return c.Redirect("/admin/keys/"+strconv.FormatInt(k.ID, 10), fiber.StatusSeeOther)
+}
+
+// showKey is a key's page; right after its creation, it shows the plain key, once.
+func (a *admin) showKey(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	k, err := a.keys.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	secret, err := a.popNewKey(c, id)
+	if err != nil {
+		return err
+	}
+	form := views.KeyForm{Plan: string(k.Plan)}
+	if k.Plan == models.PlanEnterprise {
+		form.PerMinute, form.PerDay = strconv.Itoa(k.PerMinute), strconv.Itoa(k.PerDay)
+	}
+	return a.renderKey(c, k, secret, form)
+}
+
+// popNewKey takes the plain key of key id out of the session, if it is there.
+func (a *admin) popNewKey(c *fiber.Ctx, id int64) (string, error) {
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return "", err
+	}
+	v, _ := sess.Get(sessNewKey).(string)
+	prefix := strconv.FormatInt(id, 10) + ":"
+	if !strings.HasPrefix(v, prefix) {
+		return "", nil
+	}
+	sess.Delete(sessNewKey)
+	if err := sess.Save(); err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(v, prefix), nil
+}
+
+func (a *admin) renderKey(c *fiber.Ctx, k *models.APIKey, secret string, plan views.KeyForm) error {
+	row, err := a.keyRow(c, k)
+	if err != nil {
+		return err
+	}
+	d := views.KeyDetailProps{Key: row, Secret: secret, Plan: plan}
+	return render(c, views.KeyDetail(page(c, k.Name, views.SectionKeys), d))
+}
+
+// changeKeyPlan moves a key to another plan, with custom limits on Enterprise.
+func (a *admin) changeKeyPlan(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	f := views.KeyForm{Plan: c.FormValue("plan"), PerMinute: c.FormValue("perMinute"), PerDay: c.FormValue("perDay")}
+	perMinute, perDay, errs := keyLimits(f)
+	var k *models.APIKey
+	if len(errs) == 0 {
+		k, err = a.keys.SetPlan(c.UserContext(), id, f.Plan, perMinute, perDay)
+		if err == nil {
+			return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), k.Name+" is now on the "+string(k.Plan)+" plan.")
+		}
+		if !formRefusal(err) {
+			return err
+		}
+		errs = models.FieldMessages(err)
+		c.Status(statusOf(err))
+	} else {
+		c.Status(fiber.StatusBadRequest)
+	}
+	if k, err = a.keys.Get(c.UserContext(), id); err != nil {
+		return err
+	}
+	f.Errors = errs
+	return a.renderKey(c, k, "", f)
+}
+
+// revokeKey ends a key for good.
+func (a *admin) revokeKey(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	k, err := a.keys.Revoke(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Revoked the key "+k.Name+".")
+}
+
+// unbanKey lifts a temporary ban at once.
+func (a *admin) unbanKey(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	k, err := a.keys.Unban(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Lifted the ban on "+k.Name+".")
+}

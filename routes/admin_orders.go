@@ -1,0 +1,124 @@
+package routes
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
+)
+
+func orderRow(o *models.Order, petName string) views.OrderRow {
+	return views.OrderRow{ID: o.ID, PetID: o.PetID, PetName: petName, Status: string(o.Status),
+		ShipDate: o.ShipDate, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
+}
+
+func historyRows(changes []models.StatusChange) []views.HistoryRow {
+	out := make([]views.HistoryRow, len(changes))
+	for i, h := range changes {
+		out[i] = views.HistoryRow{At: h.CreatedAt, Actor: h.Actor, Action: string(h.Action),
+			PetFrom: string(h.PetFrom), PetTo: string(h.PetTo), OrderFrom: string(h.OrderFrom), OrderTo: string(h.OrderTo)}
+		if h.OrderID != nil {
+			out[i].OrderID = *h.OrderID
+		}
+	}
+	return out
+}
+
+// listOrders is the orders table: a status filter and keyset pages, in the query string.
+func (a *admin) listOrders(c *fiber.Ctx) error {
+	l := views.OrdersListProps{Status: utils.CopyString(c.Query("status"))}
+	var f models.OrderFilter
+	var err error
+	if l.Status != "" {
+		if f.Status, err = models.ParseOrderStatus("status", l.Status); err != nil {
+			return invalidParam(err)
+		}
+	}
+	pg := models.Page{Limit: adminPageSize}
+	if cursor := c.Query("cursor"); cursor != "" {
+		if pg.After, err = models.DecodeCursor(cursor); err != nil {
+			return err
+		}
+	}
+	orders, more, err := a.orders.List(c.UserContext(), f, pg)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, len(orders))
+	for i, o := range orders {
+		ids[i] = o.PetID
+	}
+	names, err := a.pets.Names(c.UserContext(), ids)
+	if err != nil {
+		return err
+	}
+	l.Rows = make([]views.OrderRow, len(orders))
+	var last int64
+	for i := range orders {
+		l.Rows[i] = orderRow(&orders[i], names[orders[i].PetID])
+		last = orders[i].ID
+	}
+	l.Pager = pager(c, len(orders), more, last)
+	return render(c, views.OrdersList(page(c, "Orders", views.SectionOrders), l))
+}
+
+// showOrder is an order's page.
+func (a *admin) showOrder(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	return a.renderOrder(c, id, "")
+}
+
+// orderActionLabels are the buttons' words; cancel asks for a confirmation first.
+var orderActionLabels = map[models.Action]views.OrderAction{
+	models.ActionApprove: {Action: "approve", Label: "Approve"},
+	models.ActionDeliver: {Action: "deliver", Label: "Mark delivered"},
+	models.ActionCancel:  {Action: "cancel", Label: "Cancel", Danger: true},
+}
+
+// renderOrder shows an order with exactly the actions its status allows (the lifecycle's own
+// list); refusal is why the last action was refused.
+func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
+	ctx := c.UserContext()
+	o, err := a.orders.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	p, err := a.pets.Get(ctx, o.PetID)
+	if err != nil {
+		return err
+	}
+	history, err := a.orders.History(ctx, id)
+	if err != nil {
+		return err
+	}
+	d := views.OrderDetailProps{Order: orderRow(o, p.Name), History: historyRows(history), Error: refusal}
+	for _, act := range o.Actions() {
+		d.Actions = append(d.Actions, orderActionLabels[act])
+	}
+	return render(c, views.OrderDetail(page(c, "Order #"+strconv.FormatInt(id, 10), views.SectionOrders), d))
+}
+
+// orderAction approves, delivers or cancels an order through the lifecycle's rules; an action
+// its status no longer allows (a stale page) shows the order again with the reason.
+func (a *admin) orderAction(act models.Action) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		o, err := a.orders.Apply(c.UserContext(), id, act, models.StaffActor(currentStaff(c).Username))
+		if models.ErrorCode(err) == models.EConflict {
+			c.Status(fiber.StatusConflict)
+			return a.renderOrder(c, id, models.ErrorMessage(err))
+		}
+		if err != nil {
+			return err
+		}
+		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(id, 10), "Order #"+strconv.FormatInt(id, 10)+" is now "+string(o.Status)+".")
+	}
+}

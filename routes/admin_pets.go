@@ -1,0 +1,320 @@
+package routes
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
+)
+
+// adminPageSize is how many rows an admin table shows at once.
+const adminPageSize = 25
+
+// dashboard shows the counts a shift starts with.
+func (a *admin) dashboard(c *fiber.Ctx) error {
+	byStatus, err := a.pets.CountByStatus(c.UserContext())
+	if err != nil {
+		return err
+	}
+	var d views.DashboardProps
+	for _, s := range models.PetStatuses {
+		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], URL: "/admin/pets?status=" + string(s)})
+	}
+	orders, err := a.orders.CountByStatus(c.UserContext())
+	if err != nil {
+		return err
+	}
+	for _, s := range models.OrderStatuses {
+		d.Orders = append(d.Orders, views.Stat{Key: string(s), Badge: true, N: orders[s], URL: "/admin/orders?status=" + string(s)})
+	}
+	traffic, err := a.limiter.Today(c.UserContext())
+	if err != nil {
+		return err
+	}
+	d.Traffic = []views.Stat{
+		{Label: "Requests served", Key: "admitted", N: int64(traffic.Admitted)},
+		{Label: "Refused with 429", Key: "refused", N: int64(traffic.Refused), Alert: true},
+	}
+	return render(c, views.Dashboard(page(c, "Dashboard", views.SectionDashboard), d))
+}
+
+// categoryOptions lists the categories as choices, and their names by id.
+func (a *admin) categoryOptions(c *fiber.Ctx) ([]views.Option, map[int64]string, error) {
+	cats, err := a.cats.List(c.UserContext())
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := make([]views.Option, len(cats))
+	names := make(map[int64]string, len(cats))
+	for i, cat := range cats {
+		opts[i] = views.Option{Value: strconv.FormatInt(cat.ID, 10), Label: cat.Name}
+		names[cat.ID] = cat.Name
+	}
+	return opts, names, nil
+}
+
+func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
+	return views.PetRow{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Category: categories[p.CategoryID],
+		Status: string(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// listPets is the pets table: filters by status, category and name, keyset-paginated, all in
+// the query string.
+func (a *admin) listPets(c *fiber.Ctx) error {
+	f := views.PetFilter{
+		Status:     utils.CopyString(c.Query("status")),
+		CategoryID: utils.CopyString(c.Query("category")),
+		Q:          strings.TrimSpace(utils.CopyString(c.Query("q"))),
+	}
+	var filter models.PetFilter
+	var err error
+	if f.Status != "" {
+		if filter.Status, err = models.ParsePetStatus("status", f.Status); err != nil {
+			return invalidParam(err)
+		}
+	}
+	if f.CategoryID != "" {
+		if filter.CategoryID, err = strconv.ParseInt(f.CategoryID, 10, 64); err != nil || filter.CategoryID < 1 {
+			return models.Errorf(models.EInvalid, "category: must be a category id")
+		}
+	}
+	if utf8.RuneCountInString(f.Q) > models.MaxNameLength {
+		return models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
+	}
+	filter.NameContains = f.Q
+	pg := models.Page{Limit: adminPageSize}
+	cursor := c.Query("cursor")
+	if cursor != "" {
+		if pg.After, err = models.DecodeCursor(cursor); err != nil {
+			return err
+		}
+	}
+	opts, names, err := a.categoryOptions(c)
+	if err != nil {
+		return err
+	}
+	pets, more, err := a.pets.List(c.UserContext(), filter, pg)
+	if err != nil {
+		return err
+	}
+	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets))}
+	for i := range pets {
+		l.Rows[i] = petRow(&pets[i], names)
+	}
+	l.Pager = pager(c, len(pets), more, lastID(pets))
+	return render(c, views.PetsList(page(c, "Pets", views.SectionPets), l))
+}
+
+func lastID(pets []models.Pet) int64 {
+	if len(pets) == 0 {
+		return 0
+	}
+	return pets[len(pets)-1].ID
+}
+
+// pager links the next page (the same query with a new cursor) and the first one.
+func pager(c *fiber.Ctx, shown int, more bool, last int64) views.Pager {
+	q := url.Values{}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if len(v) > 0 {
+			q.Add(string(k), string(v))
+		}
+	})
+	p := views.Pager{Shown: shown}
+	if q.Has("cursor") {
+		q.Del("cursor")
+		p.FirstURL = c.Path() + "?" + q.Encode()
+	}
+	if more {
+		q.Set("cursor", models.EncodeCursor(last))
+		p.NextURL = c.Path() + "?" + q.Encode()
+	}
+	return p
+}
+
+// showPet is a pet's page.
+func (a *admin) showPet(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	return a.renderPet(c, id, views.PetDetailProps{})
+}
+
+// renderPet shows a pet's page; d carries what a refused form typed and why it was refused.
+func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
+	ctx := c.UserContext()
+	p, err := a.pets.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	cat, err := a.cats.Get(ctx, p.CategoryID)
+	if err != nil {
+		return err
+	}
+	orders, err := a.orders.ListForPet(ctx, id)
+	if err != nil {
+		return err
+	}
+	history, err := a.pets.History(ctx, id)
+	if err != nil {
+		return err
+	}
+	d.Pet = petRow(p, map[int64]string{cat.ID: cat.Name})
+	if d.Status == "" {
+		d.Status = string(p.Status)
+	}
+	d.Orders = make([]views.OrderRow, len(orders))
+	for i := range orders {
+		d.Orders[i] = orderRow(&orders[i], p.Name)
+	}
+	d.History = historyRows(history)
+	return render(c, views.PetDetail(page(c, p.Name, views.SectionPets), d))
+}
+
+// setPetStatus sets a pet's status by hand; the store records who did it, and refuses a pet
+// that an order holds.
+func (a *admin) setPetStatus(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	status := c.FormValue("status")
+	p, err := a.pets.SetStatus(c.UserContext(), id, models.PetStatus(status), models.StaffActor(currentStaff(c).Username))
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), p.Name+" is now "+string(p.Status)+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	c.Status(statusOf(err))
+	return a.renderPet(c, id, views.PetDetailProps{Status: status, StatusError: fieldMessage(err, "status")})
+}
+
+// placeOrder places an order for a pet, as a client of the API would, on behalf of the signed-in
+// staff member (a phone order, for instance).
+func (a *admin) placeOrder(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	typed := c.FormValue("shipDate")
+	n := models.NewOrder{PetID: &id}
+	if typed != "" {
+		d, perr := time.Parse("2006-01-02", typed)
+		if perr != nil {
+			c.Status(fiber.StatusBadRequest)
+			return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: "must be a date such as 2026-12-24"})
+		}
+		n.ShipDate = &d
+	}
+	o, err := a.orders.Place(c.UserContext(), n, models.StaffActor(currentStaff(c).Username))
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(o.ID, 10), "Placed order #"+strconv.FormatInt(o.ID, 10)+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	c.Status(statusOf(err))
+	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: models.ErrorMessage(err)})
+}
+
+// newPetForm is the empty form that adds a pet.
+func (a *admin) newPetForm(c *fiber.Ctx) error {
+	opts, _, err := a.categoryOptions(c)
+	if err != nil {
+		return err
+	}
+	f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts}
+	return render(c, views.PetForm(page(c, "Add a pet", views.SectionPets), f))
+}
+
+// formCategoryID reads a category choice: empty is "not chosen", which the store reports as
+// required.
+func formCategoryID(s string) (*int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil, models.FieldError("categoryId", "must be one of the categories")
+	}
+	return &id, nil
+}
+
+// createPet adds a pet with the API's rules; on a mistake the form comes back with what was
+// typed and each message beside its field.
+func (a *admin) createPet(c *fiber.Ctx) error {
+	f := views.PetFormProps{Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId"), Status: c.FormValue("status")}
+	catID, err := formCategoryID(f.CategoryID)
+	var p *models.Pet
+	if err == nil {
+		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status})
+	}
+	if err != nil {
+		return a.petFormError(c, f, err, "Add a pet")
+	}
+	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(p.ID, 10), "Added "+p.Name+".")
+}
+
+// petFormError shows the form again after a refused change, or fails the request when the error
+// is not about what was typed.
+func (a *admin) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, title string) error {
+	code := models.ErrorCode(err)
+	if code != models.EValidation && code != models.EInvalid {
+		return err
+	}
+	f.Errors = models.FieldMessages(err)
+	if len(f.Errors) == 0 {
+		f.Error = models.ErrorMessage(err)
+	}
+	opts, _, oerr := a.categoryOptions(c)
+	if oerr != nil {
+		return oerr
+	}
+	f.Categories = opts
+	c.Status(fiber.StatusBadRequest)
+	return render(c, views.PetForm(page(c, title, views.SectionPets), f))
+}
+
+// editPetForm is the form that changes a pet's name and category.
+func (a *admin) editPetForm(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	p, err := a.pets.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	opts, _, err := a.categoryOptions(c)
+	if err != nil {
+		return err
+	}
+	f := views.PetFormProps{ID: p.ID, Name: p.Name, CategoryID: strconv.FormatInt(p.CategoryID, 10), Categories: opts}
+	return render(c, views.PetForm(page(c, "Edit "+p.Name, views.SectionPets), f))
+}
+
+// updatePet saves the edit form.
+func (a *admin) updatePet(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId")}
+	catID, err := formCategoryID(f.CategoryID)
+	var p *models.Pet
+	if err == nil {
+		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID})
+	}
+	if err != nil {
+		return a.petFormError(c, f, err, "Edit pet")
+	}
+	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(p.ID, 10), "Saved "+p.Name+".")
+}

@@ -1,0 +1,14 @@
+// Optional enhancements for the admin pages; every page works without this file.
+// A [data-copy] button copies the text of the element whose id it names.
+document.querySelectorAll("button[data-copy]").forEach(function (btn) {
+  var target = document.getElementById(btn.getAttribute("data-copy"));
+  if (!target || !navigator.clipboard) return;
+  btn.hidden = false;
+  btn.addEventListener("click", function () {
+    navigator.clipboard.writeText(target.textContent.trim()).then(function () {
+      var label = btn.textContent;
+      btn.textContent = "Copied";
+      setTimeout(function () { btn.textContent = label; }, 1500);
+    });
+  });
+});

@@ -1,0 +1,16 @@
+// Package redoc embeds Redoc's standalone bundle, so /docs/redoc renders the API document with
+// no network access.
+//
+// redoc.standalone.js and its redoc.standalone.js.LICENSE.txt are copied unchanged from npm's
+// redoc@2.5.4 (bundles/ of the tarball, integrity sha512-M6jWhG1qoBnH6TFmzJnstyCZ87HmOY/UzDm78mHiYihEdlV/YcS9ogOo1NlElnJMeLsyxHFe2yFc4sNjHTrABQ==;
+// bundle sha256 dcaf76612bc4a3fbcc923a8966dee2f6146a5f32e5ce1b6f02dd60cbbf89500b). The 2.x line,
+// not 3.x: Redoc 3 sends usage telemetry unless told not to. To update: `npm pack redoc@<version>`,
+// copy both files from package/bundles/, and change the version above.
+package redoc
+
+import _ "embed"
+
+// Standalone is bundles/redoc.standalone.js: Redoc and everything it needs in one script.
+//
+//go:embed redoc.standalone.js
+var Standalone []byte

@@ -1,0 +1,376 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/petstore/petstore/routes/apiservers"
+)
+
+// securityScheme is the name the handlers' `@Security` annotations use.
+const securityScheme = "BearerAuth"
+
+// schemaName is how the document names a schema (Pet, NewOrder); swag's default, the Go package
+// and type (models.PetStatus), is not part of the interface.
+var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+// stabilities are the values DECISIONS.md gives `x-stability`.
+var stabilities = []string{"beta", "experimental"}
+
+// convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
+func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
+	var doc2 openapi2.T
+	if err := json.Unmarshal(swagger, &doc2); err != nil {
+		return nil, fmt.Errorf("swagger.json: %w", err)
+	}
+	// swag writes a parameter's example(...) where Swagger 2.0 has no field for it; carry it over
+	// as an extension, which the conversion keeps. (Swagger UI fills "Try it out" with it.)
+	for _, item := range doc2.Paths {
+		for _, op := range item.Operations() {
+			for _, p := range op.Parameters {
+				if ex, ok := p.Extensions["example"]; ok {
+					p.Extensions["x-example"] = ex
+				}
+			}
+		}
+	}
+	doc, err := openapi2conv.ToV3(&doc2)
+	if err != nil {
+		return nil, fmt.Errorf("convert to OpenAPI 3: %w", err)
+	}
+	if err := complete(doc, servers); err != nil {
+		return nil, err
+	}
+	out, err := encode(doc)
+	if err != nil {
+		return nil, err
+	}
+	// Check the bytes as a client will read them, with every $ref resolved.
+	published, err := openapi3.NewLoader().LoadFromData(out)
+	if err != nil {
+		return nil, fmt.Errorf("reload the converted document: %w", err)
+	}
+	if err := published.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		return nil, fmt.Errorf("the converted document is not valid OpenAPI 3: %w", err)
+	}
+	if err := check(published); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// complete adds to the converted document what swag cannot write and what holds for every
+// operation, so a new handler needs nothing but its own annotations.
+func complete(doc *openapi3.T, servers []apiservers.Server) error {
+	doc.Servers = nil
+	for _, s := range servers {
+		doc.Servers = append(doc.Servers, &openapi3.Server{URL: s.URL, Description: s.Description})
+	}
+	if c := doc.Info.Contact; c != nil && c.Name == "" && c.URL == "" && c.Email == "" {
+		doc.Info.Contact = nil
+	}
+
+	// Swagger 2.0 can only call the key an apiKey in the Authorization header.
+	scheme := doc.Components.SecuritySchemes[securityScheme]
+	if scheme == nil || scheme.Value == nil {
+		return fmt.Errorf("routes/api.go must declare the security definition %s", securityScheme)
+	}
+	doc.Components.SecuritySchemes[securityScheme] = &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
+		Type: "http", Scheme: "bearer", Description: scheme.Value.Description,
+	}}
+	bearer := openapi3.SecurityRequirements{{securityScheme: []string{}}}
+	doc.Security = bearer
+
+	if doc.Components.Headers == nil {
+		doc.Components.Headers = openapi3.Headers{}
+	}
+	for name, h := range sharedHeaders() {
+		doc.Components.Headers[name] = &openapi3.HeaderRef{Value: h}
+	}
+	if doc.Components.Responses == nil {
+		doc.Components.Responses = openapi3.ResponseBodies{}
+	}
+	for _, r := range sharedResponses {
+		doc.Components.Responses[r.name] = &openapi3.ResponseRef{Value: r.response(nil)}
+	}
+
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.Security == nil {
+				op.Security = &bearer
+			}
+			for _, p := range op.Parameters {
+				if p.Value == nil {
+					continue
+				}
+				if ex, ok := p.Value.Extensions["x-example"]; ok {
+					p.Value.Example = ex
+					delete(p.Value.Extensions, "x-example")
+				}
+			}
+			completeResponses(op)
+			closeRequestBody(doc, op)
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				delete(op.RequestBody.Value.Extensions, "x-originalParamName")
+			}
+		}
+	}
+	for _, s := range doc.Components.Schemas {
+		// Go constant names of enums are not part of the interface.
+		delete(s.Value.Extensions, "x-enum-varnames")
+		delete(s.Value.Extensions, "x-enum-comments")
+		delete(s.Value.Extensions, "x-enum-descriptions")
+	}
+	return nil
+}
+
+// everyResponse are the headers every /v1 response carries (DECISIONS.md).
+var everyResponse = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-ID"}
+
+// beforeTheGate is the answer the HTTP server gives on its own, before the /v1 gate authenticates
+// and counts the request: a body over the limit (fiber's BodyLimit). It carries an X-Request-ID
+// but no rate-limit headers, and the document says so rather than promise them.
+const beforeTheGate = "413"
+
+const beforeTheGateNote = " The HTTP server refuses it before authentication and rate limiting: it is not counted and carries no X-RateLimit-* headers."
+
+func sharedHeaders() map[string]*openapi3.Header {
+	integer := func(min float64, example any) *openapi3.SchemaRef {
+		s := openapi3.NewInt64Schema().WithMin(min)
+		s.Example = example
+		return openapi3.NewSchemaRef("", s)
+	}
+	str := func(example string) *openapi3.SchemaRef {
+		s := openapi3.NewStringSchema()
+		s.Example = example
+		return openapi3.NewSchemaRef("", s)
+	}
+	header := func(required bool, schema *openapi3.SchemaRef, description string) *openapi3.Header {
+		return &openapi3.Header{Parameter: openapi3.Parameter{Description: description, Required: required, Schema: schema}}
+	}
+	return map[string]*openapi3.Header{
+		"X-RateLimit-Limit": header(true, integer(1, 60),
+			"The request limit of the window that applies: the minute or day window with the fewest requests remaining (the minute window when tied)."),
+		"X-RateLimit-Remaining": header(true, integer(0, 59),
+			"Requests left in that window."),
+		"X-RateLimit-Reset": header(true, integer(0, 1795219260),
+			"Unix time, in seconds, at which that window resets."),
+		"X-Request-ID": header(true, str("0b7c6f5e-3d1a-4c47-9a57-5f0f6f1d2e3a"),
+			"Identifies the request in the service's logs: the client's own X-Request-ID when it sent a well-formed one, else a new UUID."),
+		"Retry-After": header(true, integer(0, 30),
+			"Whole seconds to wait before sending again."),
+		"WWW-Authenticate": header(true, str(`Bearer realm="petstore", error="invalid_token"`),
+			`The challenge: Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid.`),
+	}
+}
+
+// sharedResponse is an answer every operation can give.
+type sharedResponse struct {
+	name, status, description string
+	headers                   []string
+	example                   map[string]any
+}
+
+var sharedResponses = []sharedResponse{
+	{"Unauthorized", "401", "The API key is missing (missing_api_key) or unknown, revoked or expired (invalid_api_key).",
+		[]string{"WWW-Authenticate"},
+		map[string]any{"code": "missing_api_key", "message": "an API key is required: send it as Authorization: Bearer <key>", "status": 401}},
+	{"TooManyRequests", "429", "Over the plan's rate limit (rate_limit_exceeded), or the key is banned for a while after ignoring its 429s (api_key_banned).",
+		[]string{"Retry-After"},
+		map[string]any{"code": "rate_limit_exceeded", "message": "rate limit exceeded: 60 requests per minute; retry after 30 seconds", "status": 429}},
+	{"InternalError", "500", "An unexpected failure (internal_error); the message carries no internals.",
+		nil,
+		map[string]any{"code": "internal_error", "message": "Internal error.", "status": 500}},
+	{"Unavailable", "503", "The database does not answer (unavailable).",
+		nil,
+		map[string]any{"code": "unavailable", "message": "the database is unavailable", "status": 503}},
+}
+
+// response builds the answer with the headers of every response, its own, and extra ones (those
+// an operation declares on all of its answers, such as getPet's deprecation headers).
+func (r sharedResponse) response(extra openapi3.Headers) *openapi3.Response {
+	content := openapi3.NewContentWithJSONSchemaRef(openapi3.NewSchemaRef("#/components/schemas/Error", nil))
+	content.Get("application/json").Example = r.example
+	res := openapi3.NewResponse().WithDescription(r.description).WithContent(content)
+	res.Headers = openapi3.Headers{}
+	for _, name := range append(slices.Clone(everyResponse), r.headers...) {
+		res.Headers[name] = headerRef(name)
+	}
+	for name, h := range extra {
+		res.Headers[name] = h
+	}
+	return res
+}
+
+func headerRef(name string) *openapi3.HeaderRef {
+	return &openapi3.HeaderRef{Ref: "#/components/headers/" + name}
+}
+
+// completeResponses gives every response of op the headers of every response, and adds the
+// answers every operation can give. A header the operation declares on each of its own answers
+// is carried by the added ones too.
+func completeResponses(op *openapi3.Operation) {
+	var common openapi3.Headers
+	for i, status := range op.Responses.Keys() {
+		res := op.Responses.Value(status).Value
+		if i == 0 {
+			common = maps.Clone(res.Headers)
+		}
+		for name := range common {
+			if _, ok := res.Headers[name]; !ok {
+				delete(common, name)
+			}
+		}
+		if res.Headers == nil {
+			res.Headers = openapi3.Headers{}
+		}
+		headers := everyResponse
+		if status == beforeTheGate {
+			headers = []string{"X-Request-ID"}
+			desc := ""
+			if res.Description != nil {
+				desc = *res.Description
+			}
+			res.Description = openapi3.Ptr(strings.TrimSpace(desc + beforeTheGateNote))
+		}
+		for _, name := range headers {
+			res.Headers[name] = headerRef(name)
+		}
+	}
+	for _, r := range sharedResponses {
+		if len(common) == 0 {
+			op.Responses.Set(r.status, &openapi3.ResponseRef{Ref: "#/components/responses/" + r.name})
+		} else {
+			op.Responses.Set(r.status, &openapi3.ResponseRef{Value: r.response(common)})
+		}
+	}
+}
+
+// closeRequestBody refuses unknown fields in the operation's JSON body, as the service does
+// (DECISIONS.md), so a typo in a client's request fails its own validation too.
+func closeRequestBody(doc *openapi3.T, op *openapi3.Operation) {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return
+	}
+	for _, mt := range op.RequestBody.Value.Content {
+		if mt.Schema == nil || !strings.HasPrefix(mt.Schema.Ref, "#/components/schemas/") {
+			continue
+		}
+		if s := doc.Components.Schemas[strings.TrimPrefix(mt.Schema.Ref, "#/components/schemas/")]; s != nil && s.Value != nil {
+			s.Value.AdditionalProperties = openapi3.AdditionalProperties{Has: openapi3.Ptr(false)}
+		}
+	}
+}
+
+// encode writes the document with two-space indents, keeping <, > and & readable.
+func encode(doc *openapi3.T) ([]byte, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// check enforces the rules of DECISIONS.md that a handler's annotations could break, naming
+// the operation, so a mistake fails `make generate` instead of reaching the published document.
+func check(doc *openapi3.T) error {
+	var errs []error
+	tags := map[string]bool{}
+	for _, t := range doc.Tags {
+		tags[t.Name] = true
+	}
+	grouped := map[string]bool{}
+	groups, _ := doc.Extensions["x-tagGroups"].([]any)
+	for _, g := range groups {
+		g, _ := g.(map[string]any)
+		list, _ := g["tags"].([]any)
+		for _, t := range list {
+			grouped[fmt.Sprint(t)] = true
+		}
+	}
+	for name := range tags {
+		if !grouped[name] {
+			errs = append(errs, fmt.Errorf("tag %q is in no x-tagGroups group: Redoc would hide its operations", name))
+		}
+	}
+	for _, name := range sortedKeys(doc.Components.Schemas) {
+		if !schemaName.MatchString(name) {
+			errs = append(errs, fmt.Errorf("schema %q: name the type for the document with //	@name", name))
+		}
+	}
+	paths := doc.Paths.Map()
+	for _, path := range sortedKeys(paths) {
+		ops := paths[path].Operations()
+		for _, method := range sortedKeys(ops) {
+			op := ops[method]
+			where := fmt.Sprintf("%s %s (%s)", method, path, op.OperationID)
+			fail := func(format string, args ...any) {
+				errs = append(errs, fmt.Errorf(where+": "+format, args...))
+			}
+			if op.OperationID == "" {
+				fail("no @ID")
+			}
+			if op.Summary == "" {
+				fail("no @Summary")
+			}
+			if len(op.Tags) != 1 || !tags[op.Tags[0]] {
+				fail("@Tags %v: want one of the tags declared in routes/api.go", op.Tags)
+			}
+			if s, ok := op.Extensions["x-stability"]; ok && !slices.Contains(stabilities, fmt.Sprint(s)) {
+				fail("x-stability %v: want one of %v", s, stabilities)
+			}
+			if sec := op.Security; sec == nil || len(*sec) != 1 || (*sec)[0][securityScheme] == nil {
+				fail("security must be @Security %s", securityScheme)
+			}
+			for status, res := range op.Responses.Map() {
+				code, err := strconv.Atoi(status)
+				if err != nil {
+					fail("response %q: list each status, no default", status)
+					continue
+				}
+				if code < 400 {
+					continue
+				}
+				mt := res.Value.Content.Get("application/json")
+				if mt == nil || mt.Schema == nil || mt.Schema.Ref != "#/components/schemas/Error" {
+					fail("response %d must be {object} Error", code)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,95 @@
+// Package views renders the admin pages with templ. Every page takes typed props built by its
+// handler in package routes; nothing here reads the database or the request.
+package views
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// Me is the staff member the page is shown to.
+type Me struct {
+	ID       int64
+	Username string
+	Admin    bool
+}
+
+// Sections of the navigation; Page.Section marks the current one.
+const (
+	SectionDashboard  = "dashboard"
+	SectionPets       = "pets"
+	SectionCategories = "categories"
+	SectionOrders     = "orders"
+	SectionKeys       = "keys"
+	SectionStaff      = "staff"
+)
+
+// Page is what the layout needs on every page.
+type Page struct {
+	Title   string
+	Section string
+	// Me is nil on pages shown before login (and on errors that happen before it).
+	Me *Me
+	// CSRF is the token every form of the page posts back.
+	CSRF string
+	// Flash is a one-time message about what the previous request did.
+	Flash string
+}
+
+// FormErrors maps a field's name to the message shown beside it.
+type FormErrors map[string]string
+
+// Crumb is one step of the breadcrumb above a page's title.
+type Crumb struct {
+	Label string
+	URL   string
+}
+
+// Pager is keyset pagination: a link to the next page, and one back to the first.
+type Pager struct {
+	Shown   int
+	NextURL string
+	// FirstURL is set when the page is not the first.
+	FirstURL string
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func ftoa(n int) string { return strconv.Itoa(n) }
+
+// when formats a time for a table: UTC, to the minute.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func whenPtr(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return when(*t)
+}
+
+// adminURL builds a link inside the admin pages.
+func adminURL(path string, args ...string) templ.SafeURL {
+	u := "/admin" + path
+	if len(args) > 0 {
+		q := url.Values{}
+		for i := 0; i+1 < len(args); i += 2 {
+			if args[i+1] != "" {
+				q.Set(args[i], args[i+1])
+			}
+		}
+		if enc := q.Encode(); enc != "" {
+			u += "?" + enc
+		}
+	}
+	return templ.SafeURL(u)
+}
+
+func selected(a, b string) bool { return a == b }

@@ -1,0 +1,252 @@
+package views_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+	"github.com/petstore/petstore/views"
+)
+
+// render renders a component and parses the HTML, as a browser would read it.
+func render(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func testID(doc *goquery.Document, id string) *goquery.Selection {
+	return doc.Find(`[data-testid="` + id + `"]`)
+}
+
+var (
+	staffPage = views.Page{Title: "Pets", Section: views.SectionPets, CSRF: "tok-123", Me: &views.Me{ID: 2, Username: "sam"}}
+	adminPage = views.Page{Title: "Pets", Section: views.SectionPets, CSRF: "tok-123", Me: &views.Me{ID: 1, Username: "ada", Admin: true}}
+)
+
+func TestNavigationGroupsPagesAsTheAPIDocsDoAndHidesAdminPagesFromStaff(t *testing.T) {
+	for _, tc := range []struct {
+		page      views.Page
+		wantAdmin bool
+	}{{staffPage, false}, {adminPage, true}} {
+		doc := render(t, views.Layout(tc.page))
+		groups := []string{}
+		testID(doc, "nav").Find(".nav-group h2").Each(func(_ int, s *goquery.Selection) { groups = append(groups, s.Text()) })
+		want := "Pets,Store"
+		if tc.wantAdmin {
+			want += ",Admin"
+		}
+		if got := strings.Join(groups, ","); got != want {
+			t.Fatalf("admin %v: nav groups %s, want %s", tc.wantAdmin, got, want)
+		}
+		if got := testID(doc, "nav-pets").Find("a").Length(); (got == 2) != tc.wantAdmin {
+			t.Fatalf("admin %v: the Pets group has %d links (categories are for admins)", tc.wantAdmin, got)
+		}
+		if cur := doc.Find(`nav a[aria-current="page"]`); cur.Length() != 1 || cur.Text() != "Pets" {
+			t.Fatalf("current page link %q, want Pets", cur.Text())
+		}
+		if v, _ := doc.Find(`form[action="/admin/logout"] input[name="_csrf"]`).Attr("value"); v != "tok-123" {
+			t.Fatalf("logout form's CSRF token %q", v)
+		}
+		if testID(doc, "me").Text() != tc.page.Me.Username {
+			t.Fatal("the layout does not say who is signed in")
+		}
+	}
+}
+
+func TestLayoutWithoutAStaffMemberHasNoNavigation(t *testing.T) {
+	doc := render(t, views.ErrorPage(views.Page{Title: "Not found"}, views.ErrorProps{Status: 404, Title: "Not found", Message: "No such page."}))
+	if testID(doc, "nav").Length() != 0 || doc.Find(`form[action="/admin/logout"]`).Length() != 0 {
+		t.Fatal("a page for nobody in particular shows the navigation")
+	}
+	if testID(doc, "error-message").Text() != "No such page." || !strings.Contains(testID(doc, "error-page").Text(), "404") {
+		t.Fatal("the error page lacks its status or message")
+	}
+	if doc.Find(`a[href="/admin/login"]`).Length() != 1 {
+		t.Fatal("the error page for nobody offers no way to log in")
+	}
+}
+
+func TestFieldShowsItsErrorBesideItAndTellsScreenReaders(t *testing.T) {
+	in := views.Input{ID: "name", Name: "name", Label: "Name", Value: "  typed  ", Hint: "1 to 100 characters."}
+	doc := render(t, views.Field(in, views.FormErrors{"name": "must not be empty"}))
+	input := doc.Find("input#name")
+	if v, _ := input.Attr("value"); v != "  typed  " {
+		t.Fatalf("value %q, want what was typed", v)
+	}
+	if input.AttrOr("aria-invalid", "") != "true" || input.AttrOr("aria-describedby", "") != "name-error" {
+		t.Fatal("the invalid input is not tied to its message")
+	}
+	if msg := testID(doc, "error-name"); msg.Text() != "must not be empty" || msg.AttrOr("id", "") != "name-error" {
+		t.Fatalf("error %q", msg.Text())
+	}
+	if doc.Find(`label[for="name"]`).Text() != "Name" {
+		t.Fatal("the input has no label")
+	}
+
+	doc = render(t, views.Field(in, nil))
+	if doc.Find("input#name").AttrOr("aria-invalid", "") != "" || doc.Find("#name-hint").Text() != "1 to 100 characters." {
+		t.Fatal("a valid field shows its hint and is not marked invalid")
+	}
+}
+
+func TestPetsListShowsRowsPagerAndEmptyStates(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	props := views.PetsListProps{
+		Filter:     views.PetFilter{Status: "sold", Q: "re"},
+		Categories: []views.Option{{Value: "1", Label: "Dogs"}, {Value: "2", Label: "Cats"}},
+		Rows:       []views.PetRow{{ID: 7, Name: "Rex", Category: "Dogs", Status: "sold", UpdatedAt: now}},
+		Pager:      views.Pager{Shown: 1, NextURL: "/admin/pets?cursor=abc&status=sold", FirstURL: "/admin/pets?status=sold"},
+	}
+	doc := render(t, views.PetsList(staffPage, props))
+	row := testID(doc, "pet-row")
+	if row.Length() != 1 || row.Find(`a[href="/admin/pets/7"]`).Text() != "Rex" || row.Find(`[data-testid="status"]`).Text() != "sold" {
+		t.Fatalf("row: %s", row.Text())
+	}
+	if doc.Find(`#f-status option[selected]`).AttrOr("value", "") != "sold" || doc.Find("#q").AttrOr("value", "") != "re" {
+		t.Fatal("the filter form does not show the current filter")
+	}
+	if testID(doc, "next-page").AttrOr("href", "") != props.Pager.NextURL || testID(doc, "first-page").AttrOr("href", "") != props.Pager.FirstURL {
+		t.Fatal("pager links")
+	}
+	if doc.Find(`form[data-testid="pet-filters"]`).AttrOr("method", "") != "get" {
+		t.Fatal("filters must be a GET form, so a filtered view can be bookmarked")
+	}
+
+	props.Rows = nil
+	doc = render(t, views.PetsList(staffPage, props))
+	if !strings.Contains(testID(doc, "empty").Text(), "No pets match") || testID(doc, "pets-table").Length() != 0 {
+		t.Fatal("filtered empty state")
+	}
+	props.Filter = views.PetFilter{}
+	doc = render(t, views.PetsList(staffPage, props))
+	if !strings.Contains(testID(doc, "empty").Text(), "No pets yet") {
+		t.Fatal("unfiltered empty state")
+	}
+}
+
+func TestTypedTextIsEscapedEverywhereItIsShown(t *testing.T) {
+	const evil = `<script>alert(1)</script>`
+	page := staffPage
+	page.Flash = "Added " + evil + "."
+	row := views.PetRow{ID: 1, Name: evil, Category: evil, Status: "available"}
+	for name, c := range map[string]templ.Component{
+		"list":   views.PetsList(page, views.PetsListProps{Rows: []views.PetRow{row}, Filter: views.PetFilter{Q: evil}}),
+		"detail": views.PetDetail(page, views.PetDetailProps{Pet: row}),
+		"form":   views.PetForm(page, views.PetFormProps{ID: 1, Name: evil, Errors: views.FormErrors{"name": evil}}),
+		"login":  views.Login(views.LoginProps{Username: evil, Error: evil, Next: `"><script>x</script>`}),
+	} {
+		var buf bytes.Buffer
+		if err := c.Render(context.Background(), &buf); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), "<script>alert") || strings.Contains(buf.String(), "<script>x") {
+			t.Fatalf("%s: typed markup is in the HTML unescaped", name)
+		}
+		doc, _ := goquery.NewDocumentFromReader(&buf)
+		if doc.Find("script:not([src])").Length() != 0 || doc.Find("[style]").Length() != 0 {
+			t.Fatalf("%s: an inline script or style attribute", name)
+		}
+	}
+}
+
+func TestPetFormKeepsWhatWasTyped(t *testing.T) {
+	f := views.PetFormProps{Name: "Rex", CategoryID: "2", Status: "pending",
+		Categories: []views.Option{{Value: "1", Label: "Dogs"}, {Value: "2", Label: "Cats"}},
+		Errors:     views.FormErrors{"categoryId": "no category with id 2"}}
+	doc := render(t, views.PetForm(staffPage, f))
+	if doc.Find("form").Last().AttrOr("action", "") != "/admin/pets" {
+		t.Fatal("the add form posts elsewhere")
+	}
+	if doc.Find("#categoryId option[selected]").Text() != "Cats" || doc.Find("#status option[selected]").Text() != "pending" {
+		t.Fatal("the form lost the choices")
+	}
+	if testID(doc, "error-categoryId").Text() != "no category with id 2" {
+		t.Fatal("category error")
+	}
+	f.ID = 9
+	doc = render(t, views.PetForm(staffPage, f))
+	if doc.Find(`form[data-testid="pet-form"]`).AttrOr("action", "") != "/admin/pets/9" || doc.Find("#status").Length() != 0 {
+		t.Fatal("the edit form posts to the pet and does not change its status")
+	}
+}
+
+func TestLoginFormNeverEchoesThePassword(t *testing.T) {
+	doc := render(t, views.Login(views.LoginProps{CSRF: "t", Next: "/admin/pets", Username: "ada", Error: "Wrong username or password."}))
+	if doc.Find("#password").AttrOr("value", "") != "" || doc.Find("#username").AttrOr("value", "") != "ada" {
+		t.Fatal("login form values")
+	}
+	if testID(doc, "form-error").Text() != "Wrong username or password." {
+		t.Fatal("login error")
+	}
+	if doc.Find(`input[name="next"]`).AttrOr("value", "") != "/admin/pets" || doc.Find(`input[name="_csrf"]`).AttrOr("value", "") != "t" {
+		t.Fatal("hidden fields")
+	}
+}
+
+func TestDashboardCardsLinkToTheirLists(t *testing.T) {
+	d := views.DashboardProps{Pets: []views.Stat{{Key: "sold", Badge: true, N: 3, URL: "/admin/pets?status=sold"}}}
+	doc := render(t, views.Dashboard(staffPage, d))
+	s := testID(doc, "dash-pets-sold")
+	if s.AttrOr("href", "") != "/admin/pets?status=sold" || s.Find(".stat-value").Text() != "3" {
+		t.Fatalf("stat: %s", s.Text())
+	}
+	if testID(doc, "dash-orders").Length() != 0 {
+		t.Fatal("an absent section shows")
+	}
+}
+
+func TestOrderPageOffersExactlyTheActionsItIsGiven(t *testing.T) {
+	d := views.OrderDetailProps{Order: views.OrderRow{ID: 4, PetID: 9, PetName: "Rex", Status: "approved"},
+		Actions: []views.OrderAction{{Action: "deliver", Label: "Mark delivered"}, {Action: "cancel", Label: "Cancel", Danger: true}}}
+	doc := render(t, views.OrderDetail(staffPage, d))
+	var got []string
+	doc.Find(`form button[data-testid^="action-"]`).Each(func(_ int, s *goquery.Selection) {
+		got = append(got, s.Closest("form").AttrOr("action", ""))
+	})
+	if strings.Join(got, ",") != "/admin/orders/4/deliver,/admin/orders/4/cancel" {
+		t.Fatalf("action forms %v", got)
+	}
+	if doc.Find(`details.confirm [data-testid="action-cancel"]`).Length() != 1 {
+		t.Fatal("cancelling is not behind a confirmation")
+	}
+	d.Actions = nil
+	d.Order.Status = "delivered"
+	doc = render(t, views.OrderDetail(staffPage, d))
+	if doc.Find(`[data-testid^="action-"]`).Length() != 0 || !strings.Contains(testID(doc, "no-actions").Text(), "delivered") {
+		t.Fatal("a finished order offers actions")
+	}
+}
+
+func TestAKeysSecretAppearsOnlyWhenGiven(t *testing.T) {
+	k := views.KeyRow{ID: 3, Name: "Shop", Prefix: "psk_abcdefgh", Plan: "pro", PerMinute: 300, PerDay: 10000, State: "active"}
+	doc := render(t, views.KeyDetail(adminPage, views.KeyDetailProps{Key: k, Secret: "psk_abcdefgh_secret"}))
+	if testID(doc, "secret").Text() != "psk_abcdefgh_secret" || doc.Find(`button[data-copy="secret-key"][hidden]`).Length() != 1 {
+		t.Fatal("the new key, or its copy button (hidden until the script shows it), is missing")
+	}
+	if !strings.Contains(testID(doc, "key-fields").Text(), "300/min · 10,000/day") {
+		t.Fatalf("limits: %s", testID(doc, "key-fields").Text())
+	}
+	doc = render(t, views.KeyDetail(adminPage, views.KeyDetailProps{Key: k}))
+	if testID(doc, "secret").Length() != 0 || strings.Contains(doc.Text(), "secret") {
+		t.Fatal("a key's page shows a secret it was not given")
+	}
+	k.State = "revoked"
+	now := time.Now()
+	k.RevokedAt = &now
+	doc = render(t, views.KeyDetail(adminPage, views.KeyDetailProps{Key: k}))
+	if testID(doc, "revoke").Length() != 0 || testID(doc, "change-plan").Length() != 0 || testID(doc, "revoked-note").Length() != 1 {
+		t.Fatal("a revoked key offers changes")
+	}
+}
