@@ -69,9 +69,11 @@ func BenchmarkListPets(b *testing.B) {
 			h, auth := benchServer(b, store, 200)
 			ctx := newRequestCtx()
 			b.ReportAllocs()
+			cpu := startCPU(b)
 			for b.Loop() {
 				serve(b, h, auth, ctx, "GET", "/v1/pets?limit=20&status=available", "", 200)
 			}
+			cpu.report(b)
 		})
 	}
 }
@@ -82,9 +84,11 @@ func BenchmarkCreatePet(b *testing.B) {
 			h, auth := benchServer(b, store, 0)
 			ctx := newRequestCtx()
 			b.ReportAllocs()
+			cpu := startCPU(b)
 			for b.Loop() {
 				serve(b, h, auth, ctx, "POST", "/v1/pets", `{"name":"Rex","categoryId":1,"status":"pending"}`, 201)
 			}
+			cpu.report(b)
 		})
 	}
 }
