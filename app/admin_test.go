@@ -293,7 +293,7 @@ func TestAdminErrorsAreHTMLPagesAndAPIErrorsStayJSON(t *testing.T) {
 			t.Fatalf("GET %s: the error page lacks the navigation", path)
 		}
 	}
-	res := s.Get(t, "/v1/nothing")
+	res := s.Invalid().Get(t, "/v1/nothing")
 	if code, _ := res.ErrorBody(t); code != "not_found" {
 		t.Fatalf("/v1 error code %q", code)
 	}
