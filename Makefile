@@ -27,7 +27,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
 
-# Load benchmark of the service against a hand-written fiber + pgx ceiling (about three minutes;
+# Load benchmark of the service against a hand-written fiber + pgx ceiling (two to three minutes;
 # needs PostgreSQL, installs wrk when absent). Not part of CI; see the README's Performance section.
 .PHONY: bench
 bench:
