@@ -37,3 +37,9 @@ deploycheck:
 .PHONY: image-standin
 image-standin:
 	bash .ci/buildah-standin
+
+# Load benchmark of the service against a hand-written fiber + pgx ceiling (two to three minutes;
+# needs PostgreSQL, installs wrk when absent). Not part of CI; see the README's Performance section.
+.PHONY: bench
+bench:
+	bash bench/run.sh

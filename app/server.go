@@ -67,6 +67,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
+		JSONEncoder:           routes.EncodeJSON,
 	})
 	if sqlDB, err := db.DB(); err == nil {
 		p.metrics.WatchDB("primary", sqlDB)
