@@ -45,3 +45,20 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# The Dockerfile (buildkit's linter; its build stage run on a clean copy of HEAD) and
+# compose.yaml (compose's loader), in a module of their own so the service's go.mod stays lean.
+.PHONY: deploycheck
+deploycheck:
+	cd .ci/deploycheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# Optional, slow (minutes): build the image with buildah on stand-in base images and run it.
+.PHONY: image-standin
+image-standin:
+	bash .ci/buildah-standin
+
+# Load benchmark of the service against a hand-written fiber + pgx ceiling (two to three minutes;
+# needs PostgreSQL, installs wrk when absent). Not part of CI; see the README's Performance section.
+.PHONY: bench
+bench:
+	bash bench/run.sh

@@ -1,11 +1,16 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"github.com/redis/go-redis/v9"
 )
@@ -42,14 +47,29 @@ func serve(e *env) error {
 	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
 	defer stopPurging()
 	redis.SetLogger(redisLog{log})
-	server := NewServer(cfg, log, db)
+	// After migrating: the schema is the primary's to change.
+	replicas, err := UseReplicas(e.ctx, db, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer replicas.Close()
+	m := metrics.New(buildVersion())
+	server := NewServer(cfg, log, db, WithMetrics(m))
+	errc := make(chan error, 2)
+	if cfg.MetricsAddr != "" {
+		stop, err := serveMetrics(cfg.MetricsAddr, m, log, errc)
+		if err != nil {
+			return err
+		}
+		// Stopped last, so the drain of the public listener is still observable.
+		defer stop()
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("PETSTORE_ADDR: %w", err)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "version", buildVersion(), "startup", time.Since(start).String())
 
-	errc := make(chan error, 1)
 	go func() { errc <- server.Listener(ln) }()
 	select {
 	case err := <-errc:
@@ -62,4 +82,25 @@ func serve(e *env) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveMetrics serves Prometheus's /metrics on a listener of its own, apart from the public
+// one, and returns the function that stops it. A failure of the listener goes to errc.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger, errc chan<- error) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("PETSTORE_METRICS_ADDR: %w", err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("metrics listener: %w", err)
+		}
+	}()
+	log.Info("metrics listening", "addr", ln.Addr().String(), "path", "/metrics")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }

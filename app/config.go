@@ -42,10 +42,14 @@ type Config struct {
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
 	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
-	MaxHeaderBytes    int           // PETSTORE_MAX_HEADER_BYTES: request line and headers together
-	TrustedProxies    []string      // PETSTORE_TRUSTED_PROXIES: IPs and CIDRs whose ProxyHeader is believed
-	ProxyHeader       string        // PETSTORE_PROXY_HEADER: where a trusted proxy puts the client's IP
-	CORSOrigins       []string      // PETSTORE_CORS_ORIGINS: browser origins allowed to call /v1; none by default
+	// PETSTORE_METRICS_ADDR: where Prometheus scrapes /metrics; empty serves no metrics.
+	MetricsAddr string
+	// DATABASE_REPLICA_URLS: PostgreSQL read replicas that serve the catalogue's reads.
+	DatabaseReplicaURLs []string
+	MaxHeaderBytes      int      // PETSTORE_MAX_HEADER_BYTES: request line and headers together
+	TrustedProxies      []string // PETSTORE_TRUSTED_PROXIES: IPs and CIDRs whose ProxyHeader is believed
+	ProxyHeader         string   // PETSTORE_PROXY_HEADER: where a trusted proxy puts the client's IP
+	CORSOrigins         []string // PETSTORE_CORS_ORIGINS: browser origins allowed to call /v1; none by default
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -78,6 +82,29 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		TrustedProxies:    e.ipsOrCIDRs("PETSTORE_TRUSTED_PROXIES"),
 		ProxyHeader:       e.headerName("PETSTORE_PROXY_HEADER", "X-Forwarded-For"),
 		CORSOrigins:       e.origins("PETSTORE_CORS_ORIGINS"),
+	}
+	c.MetricsAddr = e.str("PETSTORE_METRICS_ADDR", "")
+	if c.MetricsAddr != "" {
+		_, port, err := net.SplitHostPort(c.MetricsAddr)
+		_, publicPort, _ := net.SplitHostPort(c.Addr)
+		switch {
+		case err != nil || port == "":
+			e.fail("PETSTORE_METRICS_ADDR", "must be a listen address such as :9090 or 127.0.0.1:9090, got %q", c.MetricsAddr)
+		case port == publicPort && port != "0":
+			e.fail("PETSTORE_METRICS_ADDR", "must not be the public port %s (PETSTORE_ADDR): metrics stay off the public listener", port)
+		}
+	}
+	for _, u := range strings.Split(e.str("DATABASE_REPLICA_URLS", ""), ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "postgres" && pu.Scheme != "postgresql") || pu.Host == "" {
+			e.fail("DATABASE_REPLICA_URLS", "must be comma-separated URLs like postgres://user@replica:5432/dbname, got %q", redactURL(u))
+		}
+		c.DatabaseReplicaURLs = append(c.DatabaseReplicaURLs, u)
+	}
+	if len(c.DatabaseReplicaURLs) > 0 && c.DatabaseURL == "" {
+		e.fail("DATABASE_REPLICA_URLS", "needs DATABASE_URL: replicas serve reads for a PostgreSQL primary, not the embedded SQLite")
 	}
 	level := e.oneOf("PETSTORE_LOG_LEVEL", "info", "debug", "info", "warn", "error")
 	_ = c.LogLevel.UnmarshalText([]byte(level))

@@ -46,6 +46,9 @@ var commands = map[string]command{
 	"staff":   staffCommand,
 	"seed":    seedCommand,
 	"keys":    keysCommand,
+
+	// Run by the container image's HEALTHCHECK.
+	"healthcheck": healthcheckCommand,
 }
 
 func usage(w io.Writer) {

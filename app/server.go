@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes"
 	"github.com/petstore/petstore/routes/ratelimit"
@@ -24,8 +25,9 @@ const BodyLimit = 64 << 10
 type Option func(*parts)
 
 type parts struct {
-	now  func() time.Time
-	keys *models.APIKeyStore
+	now     func() time.Time
+	keys    *models.APIKeyStore
+	metrics *metrics.Metrics
 }
 
 // WithClock makes the service read the time from now: rate-limit windows, bans, key expiry and
@@ -35,6 +37,10 @@ func WithClock(now func() time.Time) Option { return func(p *parts) { p.now = no
 // WithKeyStore makes the service authenticate through keys, so changes made through it
 // (revoke, set plan, unban) reach the service's next request. NewKeyStore makes one.
 func WithKeyStore(keys *models.APIKeyStore) Option { return func(p *parts) { p.keys = keys } }
+
+// WithMetrics makes the service count its requests, refusals, bans and database pools in m;
+// without it, it counts nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(p *parts) { p.metrics = m } }
 
 // NewKeyStore returns the API key store the service uses on db, reading the time from now.
 func NewKeyStore(cfg Config, db *gorm.DB, now func() time.Time) *models.APIKeyStore {
@@ -61,6 +67,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
+		JSONEncoder:           routes.EncodeJSON,
 		ReadBufferSize:        cfg.MaxHeaderBytes,
 		// Always check, so that with no trusted proxy configured nobody's X-Forwarded-* headers
 		// are believed (they also feed c.Protocol() and c.Hostname()).
@@ -73,6 +80,17 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		// authentication and the limits, but refused like any body that is not JSON.
 		DisablePreParseMultipartForm: true,
 	})
+	if sqlDB, err := db.DB(); err == nil {
+		p.metrics.WatchDB("primary", sqlDB)
+	}
+	replicas := ReplicasOf(db)
+	for i, pool := range replicas.Pools() {
+		p.metrics.WatchDB(fmt.Sprintf("replica-%d", i+1), pool)
+	}
+	var replicasReady routes.ReadyCheck
+	if replicas != nil {
+		replicasReady = replicas.Ready
+	}
 	routes.Register(app, routes.Deps{
 		Log:            log,
 		DB:             db,
@@ -88,6 +106,11 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		BanDuration:    cfg.BanDuration,
 		Orders:         models.NewOrderStore(db),
 		IdemKeys:       idempotencyStore(cfg, db),
+		Metrics:        p.metrics,
+		// ReplicasReady is nil without replicas, and /readyz then does not list them.
+		ReplicasReady:   replicasReady,
+		AdminPets:       models.NewPetStore(PrimaryOnly(db)),
+		AdminCategories: models.NewCategoryStore(PrimaryOnly(db)),
 
 		ProductionURL: cfg.ProductionURL,
 		StagingURL:    cfg.StagingURL,

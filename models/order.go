@@ -63,6 +63,9 @@ type OrderFilter struct {
 	PetID  int64
 }
 
+// orderColumns are the columns List reads, in the order it scans them.
+const orderColumns = "id, pet_id, quantity, ship_date, status, complete, created_at, updated_at"
+
 // OrderStore places orders and moves them, and their pets, through the lifecycle.
 type OrderStore struct{ db *gorm.DB }
 
@@ -163,15 +166,33 @@ func (s *OrderStore) Get(ctx context.Context, id int64) (*Order, error) {
 // List returns up to page.Limit orders with an id above page.After, in id order, and whether
 // more follow.
 func (s *OrderStore) List(ctx context.Context, f OrderFilter, page Page) ([]Order, bool, error) {
-	q := s.db.WithContext(ctx).Where("id > ?", page.After)
+	// Written out and scanned by hand, as PetStore.List is and for the same reasons: about a
+	// quarter of the CPU of a list request went to GORM's clause building and reflective scan.
+	query := "SELECT " + orderColumns + " FROM orders WHERE id > ?"
+	args := make([]any, 1, 4)
+	args[0] = page.After
 	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
+		query += " AND status = ?"
+		args = append(args, f.Status)
 	}
 	if f.PetID != 0 {
-		q = q.Where("pet_id = ?", f.PetID)
+		query += " AND pet_id = ?"
+		args = append(args, f.PetID)
 	}
+	rows, err := s.db.WithContext(ctx).Raw(query+" ORDER BY id LIMIT ?", append(args, page.Limit+1)...).Rows()
+	if err != nil {
+		return nil, false, storeError(err, "")
+	}
+	defer rows.Close()
 	orders := make([]Order, 0, page.Limit+1)
-	if err := q.Order("id").Limit(page.Limit + 1).Find(&orders).Error; err != nil {
+	for rows.Next() {
+		var o Order
+		if err := rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.CreatedAt, &o.UpdatedAt); err != nil {
+			return nil, false, storeError(err, "")
+		}
+		orders = append(orders, o)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, false, storeError(err, "")
 	}
 	if len(orders) > page.Limit {

@@ -90,6 +90,9 @@ type PetFilter struct {
 	NameContains string
 }
 
+// petColumns are the columns List reads, in the order it scans them.
+const petColumns = "id, name, category_id, status, created_at, updated_at"
+
 // PetStore reads and adds pets.
 type PetStore struct{ db *gorm.DB }
 
@@ -99,18 +102,39 @@ func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db} }
 // List returns up to page.Limit pets with an id above page.After, in id order, and whether more
 // follow. It reads one row more than asked to know that, instead of counting.
 func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) ([]Pet, bool, error) {
-	q := s.db.WithContext(ctx).Where("id > ?", page.After)
+	// The statement is written out rather than built by GORM's clauses, whose building cost
+	// about a tenth of the service's CPU per list request.
+	query := "SELECT " + petColumns + " FROM pets WHERE id > ?"
+	args := make([]any, 1, 5)
+	args[0] = page.After
 	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
+		query += " AND status = ?"
+		args = append(args, f.Status)
 	}
 	if f.CategoryID != 0 {
-		q = q.Where("category_id = ?", f.CategoryID)
+		query += " AND category_id = ?"
+		args = append(args, f.CategoryID)
 	}
 	if f.NameContains != "" {
-		q = q.Where("LOWER(name) LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(f.NameContains))+"%")
+		query += " AND LOWER(name) LIKE ? ESCAPE '\\'"
+		args = append(args, "%"+escapeLike(strings.ToLower(f.NameContains))+"%")
 	}
+	// Scanned by hand: GORM's reflective scan allocated a value per column and row, a third of
+	// the allocations of a whole list request (BenchmarkListPets).
+	rows, err := s.db.WithContext(ctx).Raw(query+" ORDER BY id LIMIT ?", append(args, page.Limit+1)...).Rows()
+	if err != nil {
+		return nil, false, storeError(err, "")
+	}
+	defer rows.Close()
 	pets := make([]Pet, 0, page.Limit+1)
-	if err := q.Order("id").Limit(page.Limit + 1).Find(&pets).Error; err != nil {
+	for rows.Next() {
+		var p Pet
+		if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt); err != nil {
+			return nil, false, storeError(err, "")
+		}
+		pets = append(pets, p)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, false, storeError(err, "")
 	}
 	if len(pets) > page.Limit {

@@ -61,8 +61,8 @@ func newAdmin(d Deps) *admin {
 	return &admin{
 		log:      d.Log,
 		staff:    d.Staff,
-		pets:     d.Pets,
-		cats:     d.Categories,
+		pets:     d.AdminPets,
+		cats:     d.AdminCategories,
 		orders:   d.Orders,
 		keys:     d.Keys,
 		limiter:  d.Limiter,

@@ -37,6 +37,7 @@ func authenticate(d Deps) fiber.Handler {
 			}
 			setRateLimitHeaders(c, dec.Limit, dec.Remaining, dec.Reset)
 			if !dec.Allowed {
+				d.Metrics.RateLimitRefused(models.ERateLimited)
 				return rateLimited(c, dec, anonymous)
 			}
 			if challenge != "" {
@@ -79,12 +80,14 @@ func authenticate(d Deps) fiber.Handler {
 			if dec.Refused == banThreshold(d.BanThreshold, limits.PerMinute) {
 				b, err := keys.Ban(ctx, key.ID, now.Add(d.BanDuration))
 				if err == nil {
+					d.Metrics.KeyBanned()
 					d.Log.Warn("API key banned", "request_id", requestID(c), "key_id", key.ID,
 						"key_prefix", key.Prefix, "until", b.BannedUntil.UTC().Format(time.RFC3339))
 					return banned(c, d, b, now)
 				}
 				d.Log.Error("API key ban not stored", "request_id", requestID(c), "key_id", key.ID, "error", err.Error())
 			}
+			d.Metrics.RateLimitRefused(models.ERateLimited)
 			return rateLimited(c, dec, limits)
 		}
 		keys.Touch(key.ID)
@@ -133,6 +136,7 @@ func banned(c *fiber.Ctx, d Deps, key *models.APIKey, now time.Time) error {
 	if err := d.Limiter.CountRefused(c.UserContext()); err != nil {
 		d.Log.Warn("rate limiter: refusal not counted", "error", err.Error())
 	}
+	d.Metrics.RateLimitRefused(models.EBanned)
 	return &models.Error{Code: models.EBanned,
 		Message: "this API key is banned until " + until.UTC().Format(time.RFC3339) +
 			" for sending requests after its rate limit was exceeded"}

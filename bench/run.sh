@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# `make bench`: the service against a hand-written fiber + pgx ceiling (bench/ceiling) on the same
+# PostgreSQL table, in one run, alternating between them, so that the ratios hold even when the
+# machine is busy. Prints a Markdown table (the README's Performance section is one run of it)
+# and checks the targets of issue 8. About two and a half minutes (the first run also seeds, about
+# 15 s more); not part of CI.
+#
+# Settings (environment):
+#   BENCH_PG           PostgreSQL server, without a database   postgres://postgres@127.0.0.1:5432
+#   BENCH_DB           database of the benchmark (created)     petstore_bench
+#   BENCH_PETS         pets in the table (seeded once)         1000000
+#   BENCH_ORDERS       orders in the table (seeded once)       10000
+#   BENCH_REDIS_URL    Redis for the second service instance   redis://127.0.0.1:6379/15 (empty: skip)
+#   BENCH_DURATION     seconds per wrk run                     4
+#   BENCH_ROUNDS       rounds of alternating runs              3
+#   BENCH_CONNECTIONS  wrk connections                         32
+#   BENCH_THREADS      wrk threads                             2
+#   BENCH_SCENARIOS    which runs to make                      list deep page-time create orders
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
+DB=${BENCH_DB:-petstore_bench}
+PETS=${BENCH_PETS:-1000000}
+ORDERS=${BENCH_ORDERS:-10000}
+REDIS=${BENCH_REDIS_URL-redis://127.0.0.1:6379/15}
+DURATION=${BENCH_DURATION:-4}
+ROUNDS=${BENCH_ROUNDS:-3}
+CONNS=${BENCH_CONNECTIONS:-32}
+THREADS=${BENCH_THREADS:-2}
+SCENARIOS=" ${BENCH_SCENARIOS:-list deep page-time create orders} "
+
+SERVICE=http://127.0.0.1:18080
+SERVICE_REDIS=http://127.0.0.1:18081
+CEILING=http://127.0.0.1:18090
+LIST='/v1/pets?limit=20&status=available'
+BENCH_PET='Pet from make bench'
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "bench: $*"; exit 1; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  local rc=$?
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ $rc -ne 0 ]; then
+    for f in "$work"/*.log; do [ -s "$f" ] && { say "--- $f (last lines)"; tail -n 15 "$f" >&2; }; done
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Tools: wrk is installed when absent (Debian's package); the rest come with Go and PostgreSQL.
+if ! command -v wrk >/dev/null; then
+  say "bench: installing wrk"
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-upgrade wrk >/dev/null
+fi
+for tool in go curl psql pg_isready; do command -v $tool >/dev/null || die "$tool is required"; done
+pg_isready -q -d "$PG/postgres" || die "PostgreSQL does not answer at $PG (set BENCH_PG)"
+
+say "bench: building the service and the ceiling"
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/petstore" .
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/ceiling" ./bench/ceiling
+
+psql -q "$PG/postgres" -Atc "select 1 from pg_database where datname = '$DB'" | grep -q 1 \
+  || psql -q "$PG/postgres" -c "create database $DB" >/dev/null
+export DATABASE_URL="$PG/$DB?sslmode=disable"
+sql() { psql -q "$DATABASE_URL" -v ON_ERROR_STOP=1 -Atc "$1"; }
+
+"$work/petstore" migrate 2>>"$work/migrate.log"
+# The pets the previous run's POSTs added go, so that every run measures the same table.
+removed=$(sql "with d as (delete from pets where name = '$BENCH_PET' returning 1) select count(*) from d")
+[ "$removed" = 0 ] || sql 'vacuum analyze pets'
+count=$(sql 'select count(*) from pets')
+if [ "$count" -lt "$PETS" ]; then
+  say "bench: seeding up to $PETS pets (once; later runs reuse them)"
+  # seed tops up to the numbers given, so it is only worth running when pets are missing.
+  "$work/petstore" seed --pets "$PETS" --orders "$ORDERS" 2>>"$work/seed.log" >&2
+  # Written out now, so the seeding's disk writes do not land in the measurements.
+  sql 'vacuum analyze'
+  sql 'checkpoint'
+fi
+count=$(sql 'select count(*) from pets')
+# The cursor of the page that starts 99% of the way down the filtered list.
+deep_after=$(sql "select id from pets where status = 'available' order by id
+                  offset (select count(*) * 99 / 100 from pets where status = 'available') limit 1")
+DEEP="$LIST&cursor=$(printf 'v1:%s' "$deep_after" | base64 | tr '+/' '-_' | tr -d '=\n')"
+
+# An Enterprise key whose limits no run reaches: the service's numbers include authentication and
+# counting, never a refusal.
+key=$("$work/petstore" keys create --name "bench $(date -u +%FT%TZ)" --plan enterprise \
+  --per-minute 1000000000 --per-day 1000000000 --json 2>>"$work/keys.log" \
+  | sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p')
+[ -n "$key" ] || die "could not create an API key"
+auth=(-H "Authorization: Bearer $key")
+
+# launch NAME URL COMMAND...: starts COMMAND and waits until URL/readyz answers 200; sets pid and
+# ready_ms (from the start of the process to its first ready answer).
+launch() {
+  local name=$1 url=$2 t0
+  shift 2
+  ! curl -so /dev/null "$url/" || die "something already listens at $url"
+  t0=$(date +%s%N)
+  "$@" >>"$work/$name.log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  until curl -fso /dev/null "$url/readyz"; do
+    kill -0 "$pid" 2>/dev/null || die "$name exited before it was ready"
+    [ $(($(date +%s%N) - t0)) -lt 30000000000 ] || die "$name not ready after 30 s"
+    sleep 0.005
+  done
+  ready_ms=$((($(date +%s%N) - t0) / 1000000))
+}
+stop() { kill -TERM "$1" && wait "$1" || true; }
+
+say "bench: time to ready on the existing database ($count pets), three starts"
+ready=()
+for i in 1 2 3; do
+  launch service "$SERVICE" env PETSTORE_ADDR=127.0.0.1:18080 "$work/petstore" serve
+  ready+=("$ready_ms")
+  [ $i = 3 ] || stop "$pid"
+done
+service_pid=$pid
+launch ceiling "$CEILING" env CEILING_ADDR=127.0.0.1:18090 "$work/ceiling"
+ceiling_pid=$pid
+redis_pid=
+if [ -n "$REDIS" ]; then
+  launch service-redis "$SERVICE_REDIS" env PETSTORE_ADDR=127.0.0.1:18081 REDIS_URL="$REDIS" PETSTORE_REDIS_PREFIX=petstore-bench: "$work/petstore" serve
+  redis_pid=$pid
+  # Only an instance that counts in Redis (its limiter reports ready, not degraded) is worth a row.
+  if ! curl -fs "$SERVICE_REDIS/readyz" | grep -q '"ratelimit":"ok"'; then
+    say "bench: the service does not count in Redis here (its /readyz says so); skipping its rows"
+    stop "$redis_pid"
+    redis_pid=
+  fi
+fi
+
+# run ROUND SCENARIO SERVER URL [BODY]: one wrk run; appends its result line to $work/results,
+# with the CPU time the server process spent per request (user + system), which other load on the
+# machine disturbs far less than throughput.
+declare -A pid_of
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+run() {
+  local round=$1 scenario=$2 server=$3 url=$4 body=${5-} out c0 c1 conns=${WRK_CONNS:-$CONNS}
+  c0=$(cpu_ticks "${pid_of[$server]}")
+  out=$(WRK_BODY=$body wrk -t"$((conns < THREADS ? conns : THREADS))" -c"$conns" -d"${DURATION}s" --latency "${auth[@]}" \
+    -s bench/wrk.lua "$url") || die "wrk failed on $url"
+  c1=$(cpu_ticks "${pid_of[$server]}")
+  out=$(grep '^RESULT ' <<<"$out") || die "no result from wrk on $url"
+  echo "$round $scenario $server ${out#RESULT } $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" \
+    -v n="$(cut -d' ' -f5 <<<"$out")" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')" >>"$work/results"
+  say "  $scenario $server: $(cut -d' ' -f2 <<<"$out") req/s"
+  if [ "$(cut -d' ' -f6 <<<"$out")" != 0 ] && [ -z "$body" ]; then
+    say "  warning: $(cut -d' ' -f6 <<<"$out") answers were not 2xx; one now: $(curl -s -w ' (%{http_code})' "${auth[@]}" "$url" | head -c 300)"
+  fi
+}
+
+# Every server must answer the measured requests with 200 before its numbers mean anything.
+for base in "$SERVICE" "$CEILING" ${redis_pid:+"$SERVICE_REDIS"}; do
+  status=$(curl -s -o "$work/check.json" -w '%{http_code}' "${auth[@]}" "$base$LIST")
+  [ "$status" = 200 ] || die "GET $base$LIST answers $status: $(head -c 300 "$work/check.json")"
+done
+pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [service+redis]=$redis_pid)
+say "bench: warming up"
+WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$CEILING$LIST" >/dev/null
+WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$SERVICE$LIST" >/dev/null
+[ -z "$redis_pid" ] || WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$SERVICE_REDIS$LIST" >/dev/null
+
+for round in $(seq "$ROUNDS"); do
+  say "bench: round $round of $ROUNDS"
+  # Odd rounds start with the ceiling, even ones with the service, so neither always runs first.
+  servers=(ceiling service)
+  [ $((round % 2)) = 1 ] || servers=(service ceiling)
+  for scenario in $SCENARIOS; do
+    case $scenario in
+    list | deep | create)
+      for server in "${servers[@]}"; do
+        base=$CEILING; [ "$server" = ceiling ] || base=$SERVICE
+        case $scenario in
+        list) run "$round" list "$server" "$base$LIST"
+          [ "$server" = ceiling ] || [ -z "$redis_pid" ] || run "$round" list service+redis "$SERVICE_REDIS$LIST" ;;
+        deep) run "$round" deep "$server" "$base$DEEP" ;;
+        create) run "$round" create "$server" "$base/v1/pets" "{\"name\":\"$BENCH_PET\",\"categoryId\":1}" ;;
+        esac
+      done ;;
+    page-time)
+      # The time of one page, free of queueing: one connection, the first page and then one 99%
+      # of the way down the list.
+      WRK_CONNS=1 run "$round" first-page-1-conn service "$SERVICE$LIST"
+      WRK_CONNS=1 run "$round" deep-page-1-conn service "$SERVICE$DEEP" ;;
+    orders) run "$round" orders service "$SERVICE/v1/store/orders?limit=20" ;;
+    *) die "unknown scenario $scenario in BENCH_SCENARIOS" ;;
+    esac
+  done
+done
+
+hwm() { awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
+peak=$(hwm "$service_pid")
+peak_ceiling=$(hwm "$ceiling_pid")
+peak_redis=; [ -z "$redis_pid" ] || peak_redis=$(hwm "$redis_pid")
+
+cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)
+cat <<EOF
+
+Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;
+PostgreSQL $(sql 'show server_version' | cut -d' ' -f1) at $PG; $count pets.
+wrk: $THREADS threads, $CONNS connections, ${DURATION} s per run, $ROUNDS rounds alternating; medians of the rounds.
+
+EOF
+awk -v rounds="$ROUNDS" '
+  function median(list,   a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+    return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+  }
+  function add(k, v) { vals[k] = (k in vals) ? vals[k] " " v : v }
+  {
+    round = $1; key = $2 "/" $3
+    if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+    add(key " rps", $4); add(key " p50", $5); add(key " p99", $6); add(key " err", $8 + $9); add(key " cpu", $10)
+    rps[round, key] = $4; p50[round, key] = $5; p99[round, key] = $6
+  }
+  END {
+    print "| scenario | server | req/s | p50 | p99 | req/s vs ceiling | p99 vs ceiling | server CPU per request | errors |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    for (i = 1; i <= n; i++) {
+      key = order[i]; split(key, parts, "/"); scenario = parts[1]; server = parts[2]
+      ceil = scenario "/ceiling"; rr = ""; pr = ""
+      for (r = 1; r <= rounds; r++) if (server != "ceiling" && (r, ceil) in rps) {
+        rr = rr " " rps[r, key] / rps[r, ceil]; pr = pr " " p99[r, key] / p99[r, ceil]
+      }
+      errs = 0; split(vals[key " err"], e, " "); for (j in e) errs += e[j]
+      printf "| %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %.0f µs | %d |\n", scenario, server,
+        median(vals[key " rps"]), median(vals[key " p50"]) / 1000, median(vals[key " p99"]) / 1000,
+        rr == "" ? "" : sprintf("%.2f", median(rr)), pr == "" ? "" : sprintf("%.2f", median(pr)),
+        median(vals[key " cpu"]), errs
+      if (server != "ceiling" && rr != "") { ratio[key] = median(rr); p99ratio[key] = median(pr) }
+    }
+    # A deep page against the first page, both filtered the same way, on one connection.
+    dr = ""
+    for (r = 1; r <= rounds; r++) if ((r, "deep-page-1-conn/service") in p50 && (r, "first-page-1-conn/service") in p50)
+      dr = dr " " p50[r, "deep-page-1-conn/service"] / p50[r, "first-page-1-conn/service"]
+    printf "\nRATIO %s %s %s %s %s\n", or_dash(ratio["list/service"]), or_dash(p99ratio["list/service"]), \
+      or_dash(ratio["list/service+redis"]), or_dash(p99ratio["list/service+redis"]), or_dash(dr == "" ? "" : median(dr))
+  }
+  function or_dash(v) { return v == "" ? "-" : sprintf("%.2f", v) }' "$work/results" >"$work/table"
+sed '/^RATIO /d' "$work/table"
+read -r _ list_ratio list_p99 redis_ratio redis_p99 deep_ratio < <(grep '^RATIO ' "$work/table")
+
+max_ready=$(printf '%s\n' "${ready[@]}" | sort -n | tail -n1)
+cat <<EOF
+
+Peak memory (VmHWM): service ${peak} MB$([ -z "$peak_redis" ] || echo ", service with Redis ${peak_redis} MB"), ceiling ${peak_ceiling} MB.
+Time to ready on the existing database: ${ready[*]} ms (three starts).
+Deep page (99% down the list) against the first page, service, one connection: $deep_ratio times the median time.
+
+EOF
+check() { # NAME VALUE OP LIMIT
+  if [ "$2" = - ]; then printf '  %-44s %s\n' "$1" "not measured"; return; fi
+  if awk -v v="$2" -v l="$4" "BEGIN { exit !(v $3 l) }"; then verdict=met; else verdict=MISSED; fi
+  printf '  %-44s %8.2f %s %-6s %s\n' "$1" "$2" "$3" "$4" "$verdict"
+}
+echo "Targets of issue 8:"
+check "list req/s vs ceiling (in-memory limiter)" "$list_ratio" '>=' 0.8
+check "list req/s vs ceiling (Redis limiter)" "$redis_ratio" '>=' 0.6
+check "list p99 vs ceiling (in-memory limiter)" "$list_p99" '<=' 2
+check "list p99 vs ceiling (Redis limiter)" "$redis_p99" '<=' 2
+check "deep page vs first page (time)" "$deep_ratio" '<=' 1.2
+check "peak memory of the service (MB)" "$peak" '<' 150
+check "time to ready, slowest of three (ms)" "$max_ready" '<' 1000

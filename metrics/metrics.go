@@ -1,0 +1,221 @@
+// Package metrics keeps the service's Prometheus metrics: HTTP requests by route and status,
+// their latency, rate-limit refusals and bans, and the database pools. Each Metrics has a
+// registry of its own (no globals), so tests run many servers in one process; the service
+// serves it on a listener of its own, never on the public port.
+package metrics
+
+import (
+	"database/sql"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Unmatched is the route label of requests no route answered (404 and 405), so that scanners
+// probing random paths cannot grow the number of series.
+const Unmatched = "unmatched"
+
+// Metrics holds the service's collectors. Its methods are safe on a nil *Metrics, which counts
+// nothing, so code that reports (the rate limiter) needs no check.
+type Metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	inFlight prometheus.Gauge
+	refusals *prometheus.CounterVec
+	bans     prometheus.Counter
+}
+
+// New makes the collectors, with the Go runtime's and the process's own, and a build-info gauge
+// carrying version.
+func New(version string) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "petstore_http_requests_total",
+			Help: "HTTP requests answered, by method, route pattern and status code.",
+		}, []string{"method", "route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "petstore_http_request_duration_seconds",
+			Help: "Time from receiving a request to having its response ready, by method and route pattern.",
+			// From a cached read (about a millisecond) up to the database timeout's order.
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method", "route"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "petstore_http_requests_in_flight",
+			Help: "Requests being handled now.",
+		}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "petstore_rate_limit_refusals_total",
+			Help: "Requests refused with 429, by error code: rate_limit_exceeded (over a limit) or api_key_banned (during a ban).",
+		}, []string{"code"}),
+		bans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "petstore_api_key_bans_total",
+			Help: "Temporary bans started (a client kept sending after its 429s).",
+		}),
+	}
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "petstore_build_info",
+		Help:        "Always 1; the version label is the running build's.",
+		ConstLabels: prometheus.Labels{"version": version},
+	})
+	build.Set(1)
+	m.registry.MustRegister(m.requests, m.latency, m.inFlight, m.refusals, m.bans, build,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Both codes are present from the start, so a rate() over them has a zero to begin from.
+	m.refusals.WithLabelValues("rate_limit_exceeded")
+	m.refusals.WithLabelValues("api_key_banned")
+	return m
+}
+
+// Middleware counts and times every request. It must run first, outside the middleware that
+// turns errors into responses, so it sees the status the client gets.
+func (m *Metrics) Middleware() fiber.Handler {
+	if m == nil {
+		return func(c *fiber.Ctx) error { return c.Next() }
+	}
+	var routes routeTable
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		m.inFlight.Inc()
+		defer m.inFlight.Dec()
+		err := c.Next()
+		// A copy: fiber reuses the request's buffers, and the registry keeps label values.
+		method := utils.CopyString(c.Method())
+		status := c.Response().StatusCode()
+		if err != nil {
+			// An error nobody answered yet is answered by fiber's error handler with its status.
+			if fe, ok := err.(*fiber.Error); ok {
+				status = fe.Code
+			} else {
+				status = fiber.StatusInternalServerError
+			}
+		}
+		pattern := routes.label(c, status)
+		m.requests.WithLabelValues(method, pattern, strconv.Itoa(status)).Inc()
+		m.latency.WithLabelValues(method, pattern).Observe(time.Since(start).Seconds())
+		return err
+	}
+}
+
+// routeTable names the route pattern of a request, so that ids in paths do not become series.
+// It is built from the app's routes on first use: every route is registered before the server
+// listens.
+type routeTable struct {
+	once sync.Once
+	// endpoints maps an endpoint's handler chain (its first handler's address) to its pattern.
+	endpoints map[*fiber.Handler]string
+	byMethod  map[string][]routePattern
+}
+
+type routePattern struct {
+	pattern string
+	re      *regexp.Regexp
+}
+
+func (t *routeTable) label(c *fiber.Ctx, status int) string {
+	t.once.Do(func() {
+		t.endpoints = map[*fiber.Handler]string{}
+		t.byMethod = map[string][]routePattern{}
+		for _, r := range c.App().GetRoutes(true) {
+			if len(r.Handlers) > 0 {
+				t.endpoints[&r.Handlers[0]] = r.Path
+			}
+			t.byMethod[r.Method] = append(t.byMethod[r.Method], routePattern{r.Path, patternRegexp(r.Path)})
+		}
+	})
+	route := c.Route()
+	if len(route.Handlers) > 0 {
+		if p, ok := t.endpoints[&route.Handlers[0]]; ok {
+			return p
+		}
+	}
+	// The request ended in a middleware: one that answered before the endpoint (authentication,
+	// the rate limiter), a prefix handler (static files), or nothing matched (404, 405).
+	path := c.Path()
+	if len(path) > 1 {
+		path = strings.TrimRight(path, "/")
+	}
+	for _, p := range t.byMethod[c.Method()] {
+		if p.re.MatchString(path) {
+			return p.pattern
+		}
+	}
+	if status < 400 {
+		return route.Path
+	}
+	return Unmatched
+}
+
+// patternRegexp translates fiber's route syntax (":param", ":param?", "*", "+") into a
+// case-insensitive regular expression, as fiber matches without StrictRouting or CaseSensitive.
+func patternRegexp(pattern string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?i)^")
+	for i := 0; i < len(pattern); i++ {
+		switch ch := pattern[i]; ch {
+		case ':':
+			j := i + 1
+			for j < len(pattern) && pattern[j] != '/' && pattern[j] != '?' && pattern[j] != '-' && pattern[j] != '.' {
+				j++
+			}
+			if j < len(pattern) && pattern[j] == '?' {
+				b.WriteString("[^/]*")
+				j++
+			} else {
+				b.WriteString("[^/]+")
+			}
+			i = j - 1
+		case '*':
+			b.WriteString(".*")
+		case '+':
+			b.WriteString(".+")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(ch)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// RateLimitRefused counts one request refused with 429; code is the Error body's code
+// (rate_limit_exceeded or api_key_banned).
+func (m *Metrics) RateLimitRefused(code string) {
+	if m == nil {
+		return
+	}
+	m.refusals.WithLabelValues(code).Inc()
+}
+
+// KeyBanned counts the start of one temporary ban.
+func (m *Metrics) KeyBanned() {
+	if m == nil {
+		return
+	}
+	m.bans.Inc()
+}
+
+// WatchDB reports a connection pool's use (go_sql_* with db_name=name): open, in use, idle,
+// and how often and how long requests waited for a connection.
+func (m *Metrics) WatchDB(name string, db *sql.DB) {
+	if m == nil {
+		return
+	}
+	m.registry.MustRegister(collectors.NewDBStatsCollector(db, name))
+}
+
+// Handler serves the metrics in Prometheus's text format at /metrics and nothing else.
+func (m *Metrics) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	return mux
+}
