@@ -424,6 +424,47 @@ func fuzzGet(f *testing.F, prefix string, make1 func(*testing.F, *apptest.Server
 	})
 }
 
+func FuzzAuthorizationHeader(f *testing.F) {
+	servers := fuzzServers(f)
+	for i, s := range servers {
+		anonymous := *s
+		anonymous.Headers = http.Header{} // only the fuzzed Authorization header goes out
+		servers[i] = &anonymous
+	}
+	key := servers[0].APIKey
+	for _, h := range []string{"", "Bearer", "Bearer ", "Bearer  ", "Bearer " + key, "bearer " + key, "BEARER " + key,
+		"Bearer " + key + " ", "Bearer " + key + "x", "Bearer " + key[:len(key)-1], "Bearer " + strings.ToUpper(key),
+		"Basic dXNlcjpwYXNz", "Token " + key, key, "Bearer " + strings.Repeat("a", 4000), "Bearer é", "Bearer \t" + key} {
+		f.Add(h)
+	}
+
+	f.Fuzz(func(t *testing.T, header string) {
+		if !validHeaderValue(header) {
+			return // net/http refuses to send it; FuzzRawRequest sends such bytes
+		}
+		for _, s := range servers {
+			req := s.NewRequest(t, http.MethodGet, "/v1/categories", nil)
+			req.Header.Set("Authorization", header)
+			res := s.Do(t, req)
+			what := fmt.Sprintf("%s: GET /v1/categories with Authorization %q", s.DB.Dialector.Name(), header)
+			valid := len(header) > 7 && strings.EqualFold(header[:7], "bearer ") && strings.TrimSpace(header[7:]) == s.APIKey
+			switch {
+			case res.StatusCode == http.StatusOK && !valid:
+				t.Fatalf("%s: 200 without the key", what)
+			case res.StatusCode == http.StatusOK:
+			case res.StatusCode == http.StatusUnauthorized:
+				checkRefusal(t, what, res, models.EMissingAPIKey, models.EInvalidAPIKey)
+				if valid || !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
+					t.Fatalf("%s: 401 with WWW-Authenticate %q", what, res.Header.Get("WWW-Authenticate"))
+				}
+			default:
+				// The requests without a valid key count against this client's address.
+				checkRefusal(t, what, res, models.ERateLimited)
+			}
+		}
+	})
+}
+
 func FuzzRawRequest(f *testing.F) {
 	for _, raw := range rawRequestSeeds {
 		f.Add([]byte(raw))
