@@ -92,30 +92,63 @@ const redocPage = `<!DOCTYPE html>
 </html>
 `
 
-// swaggerAssets are the files of Swagger UI's distribution the page loads.
-var swaggerAssets = []string{"swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"}
+// docsSite serves the API documentation outside /v1. Every asset is embedded, and every answer
+// carries the policy that keeps the pages offline.
+type docsSite struct {
+	policy  string
+	openapi []byte
+	// assets are the files of Swagger UI's distribution the page loads, by name.
+	assets map[string][]byte
+}
 
-// registerDocs serves the API documentation outside /v1: Swagger UI at /docs, Redoc at
-// /docs/redoc, and the OpenAPI 3 document at /docs/openapi.json. Every asset is embedded.
-func registerDocs(app *fiber.App, productionURL, stagingURL string) {
-	policy := docsPolicy(productionURL, stagingURL)
-	page := func(contentType string, body []byte) fiber.Handler {
-		return func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, contentType)
-			c.Set(fiber.HeaderContentSecurityPolicy, policy)
-			return c.Send(body)
-		}
+func newDocsSite(productionURL, stagingURL string) *docsSite {
+	d := &docsSite{
+		policy:  docsPolicy(productionURL, stagingURL),
+		openapi: servedOpenAPI(productionURL, stagingURL),
+		assets:  map[string][]byte{},
 	}
-	app.Get("/docs", page(fiber.MIMETextHTMLCharsetUTF8, []byte(swaggerPage)))
-	app.Get("/docs/swagger-init.js", page(fiber.MIMETextJavaScriptCharsetUTF8, []byte(swaggerInit)))
-	app.Get("/docs/redoc", page(fiber.MIMETextHTMLCharsetUTF8, []byte(redocPage)))
-	app.Get("/docs/redoc.standalone.js", page(fiber.MIMETextJavaScriptCharsetUTF8, redoc.Standalone))
-	app.Get("/docs/openapi.json", page(fiber.MIMEApplicationJSON, servedOpenAPI(productionURL, stagingURL)))
-	for _, name := range swaggerAssets {
+	for _, name := range []string{"swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"} {
 		body, err := fs.ReadFile(swaggerfiles.FS, name)
 		if err != nil {
 			panic(fmt.Sprintf("swagger UI asset %s: %v", name, err))
 		}
-		app.Get("/docs/"+name, page(mime.TypeByExtension(path.Ext(name)), body))
+		d.assets[name] = body
 	}
+	return d
+}
+
+func (d *docsSite) send(c *fiber.Ctx, contentType string, body []byte) error {
+	c.Set(fiber.HeaderContentType, contentType)
+	c.Set(fiber.HeaderContentSecurityPolicy, d.policy)
+	return c.Send(body)
+}
+
+func (d *docsSite) swaggerUI(c *fiber.Ctx) error {
+	return d.send(c, fiber.MIMETextHTMLCharsetUTF8, []byte(swaggerPage))
+}
+
+func (d *docsSite) swaggerInit(c *fiber.Ctx) error {
+	return d.send(c, fiber.MIMETextJavaScriptCharsetUTF8, []byte(swaggerInit))
+}
+
+func (d *docsSite) redoc(c *fiber.Ctx) error {
+	return d.send(c, fiber.MIMETextHTMLCharsetUTF8, []byte(redocPage))
+}
+
+func (d *docsSite) redocScript(c *fiber.Ctx) error {
+	return d.send(c, fiber.MIMETextJavaScriptCharsetUTF8, redoc.Standalone)
+}
+
+func (d *docsSite) document(c *fiber.Ctx) error {
+	return d.send(c, fiber.MIMEApplicationJSON, d.openapi)
+}
+
+// swaggerAsset serves one of Swagger UI's files; any other name is not found.
+func (d *docsSite) swaggerAsset(c *fiber.Ctx) error {
+	name := c.Params("asset")
+	body, ok := d.assets[name]
+	if !ok {
+		return fiber.ErrNotFound
+	}
+	return d.send(c, mime.TypeByExtension(path.Ext(name)), body)
 }

@@ -74,7 +74,15 @@ func Register(app *fiber.App, d Deps) {
 		},
 		"replicas": d.ReplicasReady,
 	}))
-	registerDocs(app, d.ProductionURL, d.StagingURL)
+
+	// The API documentation: Swagger UI, Redoc and the OpenAPI 3 document, all embedded.
+	docs := newDocsSite(d.ProductionURL, d.StagingURL)
+	app.Get("/docs", docs.swaggerUI)
+	app.Get("/docs/swagger-init.js", docs.swaggerInit)
+	app.Get("/docs/redoc", docs.redoc)
+	app.Get("/docs/redoc.standalone.js", docs.redocScript)
+	app.Get("/docs/openapi.json", docs.document)
+	app.Get("/docs/:asset", docs.swaggerAsset)
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
