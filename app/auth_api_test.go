@@ -502,6 +502,43 @@ func TestLastUsedTimesAreWrittenInBatchesNotPerRequest(t *testing.T) {
 	}
 }
 
+func TestARepeatedWrongKeyCostsOneDatabaseReadPerCacheTTL(t *testing.T) {
+	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	var reads sync.Map
+	if err := s.DB.Callback().Query().After("gorm:query").Register("test:count_key_reads", func(db *gorm.DB) {
+		if db.Statement.Table == "api_keys" {
+			n, _ := reads.LoadOrStore("n", new(int))
+			*n.(*int)++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		n, _ := reads.Load("n")
+		if n == nil {
+			return 0
+		}
+		return *n.(*int)
+	}
+	_, valid := s.CreateKey(t, models.NewAPIKey{Name: "real", Plan: "pro"})
+	wrong := valid[:len(valid)-4] + "aaaa"
+	c := s.As(wrong)
+	for range 5 {
+		wantError(t, c.Get(t, "/v1/pets"), http.StatusUnauthorized, "invalid_api_key", "")
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d reads of api_keys for 5 requests with one wrong key, want 1", n)
+	}
+	s.Clock.Advance(s.Cfg.KeyCacheTTL)
+	wantError(t, c.Get(t, "/v1/pets"), http.StatusUnauthorized, "invalid_api_key", "")
+	if n := count(); n != 2 {
+		t.Fatalf("%d reads of api_keys after the TTL, want 2", n)
+	}
+	if res := s.As(valid).Get(t, "/v1/pets"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the real key after a wrong one with its prefix: %d %s", res.StatusCode, res.Body)
+	}
+}
+
 func TestKeysCommandIssuesListsRevokesAndChangesPlans(t *testing.T) {
 	cfg := apptest.Config(t, apptest.SQLite)
 	env := cliEnv(cfg)

@@ -166,6 +166,10 @@ type APIKeyStore struct {
 
 	mu     sync.RWMutex
 	byHash map[[sha256.Size]byte]*cachedKey
+	// unknown holds keys that matched no row, until when (Unix nanoseconds), so a client that
+	// repeats a wrong key costs one database read per TTL, not one per request. A key made later
+	// cannot be among them: keys are random.
+	unknown map[[sha256.Size]byte]int64
 
 	usedMu    sync.Mutex
 	used      map[int64]time.Time // last-used times not yet written
@@ -186,7 +190,8 @@ type cachedKey struct {
 // NewAPIKeyStore returns a store on db.
 func NewAPIKeyStore(db *gorm.DB, o KeyStoreOptions) *APIKeyStore {
 	s := &APIKeyStore{db: db, now: o.Now, ttl: o.CacheTTL,
-		byHash: map[[sha256.Size]byte]*cachedKey{}, used: map[int64]time.Time{}}
+		byHash: map[[sha256.Size]byte]*cachedKey{}, unknown: map[[sha256.Size]byte]int64{},
+		used: map[int64]time.Time{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -334,9 +339,16 @@ func (s *APIKeyStore) Authenticate(ctx context.Context, pk PresentedKey) (APIKey
 	now := s.now()
 	s.mu.RLock()
 	e := s.byHash[pk.hash]
+	unknownUntil := s.unknown[pk.hash]
 	s.mu.RUnlock()
 	if e == nil {
+		if now.UnixNano() < unknownUntil {
+			return APIKey{}, errUnknownKey
+		}
 		k, err := s.lookup(ctx, pk)
+		if err == errUnknownKey {
+			s.rememberUnknown(pk.hash, now)
+		}
 		if err != nil {
 			return APIKey{}, err
 		}
@@ -406,6 +418,19 @@ func (s *APIKeyStore) remember(k APIKey) *cachedKey {
 	s.byHash[h] = e
 	s.mu.Unlock()
 	return e
+}
+
+// maxUnknownKeys bounds the memory wrong keys can take; past it the set starts afresh, which
+// costs at most one more read per wrong key.
+const maxUnknownKeys = 10_000
+
+func (s *APIKeyStore) rememberUnknown(hash [sha256.Size]byte, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.unknown) >= maxUnknownKeys {
+		clear(s.unknown)
+	}
+	s.unknown[hash] = now.Add(s.ttl).UnixNano()
 }
 
 func (s *APIKeyStore) forget(k APIKey) {
