@@ -343,9 +343,15 @@ func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.
 		{"GET", "/v1/no-such-route", "", 404},
 		{"DELETE", "/v1/pets", "", 405},
 		{"POST", "/v1/pets", "text/plain", 415},
+		// Refused by the HTTP server before any middleware, yet counted by the same gate.
+		{"POST", "/v1/pets", "application/json", 413},
 	}
 	for i, r := range requests {
-		req := s.NewRequest(t, r.method, r.path, strings.NewReader("x"))
+		body := "x"
+		if r.status == 413 {
+			body = `{"name":"` + strings.Repeat("x", 65*1024) + `","categoryId":1}`
+		}
+		req := s.NewRequest(t, r.method, r.path, strings.NewReader(body))
 		if r.contentType != "" {
 			req.Header.Set("Content-Type", r.contentType)
 		}
@@ -355,6 +361,22 @@ func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.
 			t.Fatalf("%s %s: %d, want %d: %s", r.method, r.path, res.StatusCode, r.status, res.Body)
 		}
 		wantRateLimit(t, res, apptest.DefaultKeyLimit, apptest.DefaultKeyLimit-i-1, testMinuteEnd)
+	}
+	// Without a key, a body over the limit answers like any other keyless request: 401.
+	req := s.NewRequest(t, "POST", "/v1/pets", strings.NewReader(`{"name":"`+strings.Repeat("x", 65*1024)+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	wantError(t, s.As("").Invalid().Do(t, req), http.StatusUnauthorized, "missing_api_key", "")
+	// A body over what the HTTP server reads at all is refused from its Content-Length, before
+	// any middleware; the error handler still runs the gate, so the answer is counted alike.
+	huge := "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n"
+	res := s.Raw(t, huge+"Authorization: Bearer "+s.APIKey+"\r\n\r\n")
+	if code, _ := res.ErrorBody(t); res.StatusCode != http.StatusRequestEntityTooLarge || code != "payload_too_large" {
+		t.Fatalf("a 5 MB body: %d %s, want 413 payload_too_large", res.StatusCode, res.Body)
+	}
+	wantRateLimit(t, res, apptest.DefaultKeyLimit, apptest.DefaultKeyLimit-len(requests)-1, testMinuteEnd)
+	res = s.Raw(t, huge+"\r\n")
+	if code, _ := res.ErrorBody(t); res.StatusCode != http.StatusUnauthorized || code != "missing_api_key" {
+		t.Fatalf("a 5 MB body without a key: %d %s, want 401 missing_api_key", res.StatusCode, res.Body)
 	}
 	for _, path := range []string{"/healthz", "/readyz", "/no-such-page"} {
 		if res := s.Get(t, path); res.Header.Get("X-RateLimit-Limit") != "" {

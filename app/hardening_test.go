@@ -15,6 +15,7 @@ import (
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes"
 )
 
 // wantSecurityHeaders are on every answer, the ones fasthttp makes before any middleware runs
@@ -49,7 +50,7 @@ func checkSecurityHeaders(t *testing.T, what string, res *apptest.Response) {
 func TestEveryAnswerCarriesSecurityHeadersAndNoServerBanner(t *testing.T) {
 	s := serverWithRoute(t, "/v1/explode", func(*fiber.Ctx) error { panic("boom") }).Invalid()
 	bigHeader := strings.Repeat("a", 2*s.Cfg.MaxHeaderBytes)
-	bigBody := `{"name":"` + strings.Repeat("x", app.BodyLimit) + `","categoryId":1}`
+	bigBody := `{"name":"` + strings.Repeat("x", routes.MaxBodyBytes) + `","categoryId":1}`
 	cases := []struct {
 		name   string
 		do     func() *apptest.Response

@@ -17,8 +17,10 @@ import (
 	"gorm.io/gorm"
 )
 
-// BodyLimit is the largest request body the service reads (DECISIONS.md: 413 above 64 KiB).
-const BodyLimit = 64 << 10
+// readLimit is the largest body the HTTP server reads at all; the routes refuse anything over
+// routes.MaxBodyBytes (64 KiB) with an ordinary 413. Reading up to this bound lets them answer
+// such a body after reading it, instead of closing a connection the client is still writing to.
+const readLimit = 1 << 20
 
 // Option changes a part NewServer builds; tests use them to control time and to reach the
 // service's own key store.
@@ -59,10 +61,11 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		p.keys = NewKeyStore(cfg, db, p.now)
 	}
 	limiter, closeLimiter := newLimiter(cfg, log, p.now)
+	errs := routes.NewErrorHandler(log)
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
-		ErrorHandler:          routes.ErrorHandler(log),
-		BodyLimit:             BodyLimit,
+		ErrorHandler:          errs.Handle,
+		BodyLimit:             readLimit,
 		ReadTimeout:           cfg.ReadTimeout,
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
@@ -92,6 +95,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		replicasReady = replicas.Ready
 	}
 	routes.Register(app, routes.Deps{
+		Errors:         errs,
 		Log:            log,
 		DB:             db,
 		DBTimeout:      cfg.DBTimeout,

@@ -20,12 +20,24 @@ const (
 var errMissingKey = &models.Error{Code: models.EMissingAPIKey,
 	Message: "an API key is required: send it as Authorization: Bearer <key>"}
 
-// authenticate is the one gate in front of every /v1 route. A request with a valid key counts
-// against its key's plan; one without (no key, or an unknown, revoked or expired one) counts
-// against its client IP at the Free plan's limits and answers 401. Either way the response,
-// whatever its status, carries the X-RateLimit-* headers of the window it counted in. A key
-// whose refused requests in one minute reach the ban threshold is banned.
-func authenticate(d Deps) fiber.Handler {
+// authenticate puts the gate in front of every /v1 route.
+func authenticate(check func(*fiber.Ctx) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := check(c); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// gate authenticates and counts one /v1 request; a nil error lets it through. A request with a
+// valid key counts against its key's plan; one without (no key, or an unknown, revoked or
+// expired one) counts against its client IP at the Free plan's limits and answers 401. Either
+// way the response, whatever its status, carries the X-RateLimit-* headers of the window it
+// counted in. A key whose refused requests in one minute reach the ban threshold is banned.
+// The error handler also runs it on a /v1 request the HTTP server refused on its own before any
+// middleware (a body over the limit), so that answer is counted and carries the headers too.
+func gate(d Deps) func(c *fiber.Ctx) error {
 	keys, lim := d.Keys, d.Limiter
 	anonymous := limitsOf(models.AnonymousLimits)
 	return func(c *fiber.Ctx) error {
@@ -92,7 +104,7 @@ func authenticate(d Deps) fiber.Handler {
 		}
 		keys.Touch(key.ID)
 		setCallerKeyID(c, key.ID)
-		return c.Next()
+		return nil
 	}
 }
 

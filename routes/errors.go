@@ -96,23 +96,39 @@ func errorBody(c *fiber.Ctx, err error) Error {
 }
 
 // ErrorHandler writes every error as an Error body with the matching status (under /admin, as
-// an HTML page with that status). Internal errors
-// are logged with the request id; their details never reach the client.
-func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
-	return func(c *fiber.Ctx, err error) error {
-		ensureSecurityHeaders(c)
-		body := errorBody(c, err)
-		if body.Status >= 500 {
-			log.Error("request failed", "request_id", requestID(c), "method", c.Method(),
-				"path", c.Path(), "status", body.Status, "error", err.Error())
-		}
-		if requestID(c) == "" {
-			// fasthttp refused the request (a body over the limit) before any middleware ran.
-			assignRequestID(c)
-		}
-		if c.Path() == "/admin" || strings.HasPrefix(c.Path(), "/admin/") {
-			return adminError(c, err, body)
-		}
-		return c.Status(body.Status).JSON(body)
-	}
+// an HTML page with that status). Internal errors are logged with the request id; their details
+// never reach the client. NewServer installs it; Register completes it with the /v1 gate.
+type ErrorHandler struct {
+	log  *slog.Logger
+	gate func(*fiber.Ctx) error
 }
+
+// NewErrorHandler returns the service's one error handler.
+func NewErrorHandler(log *slog.Logger) *ErrorHandler { return &ErrorHandler{log: log} }
+
+// Handle is the fiber.ErrorHandler.
+func (h *ErrorHandler) Handle(c *fiber.Ctx, err error) error {
+	ensureSecurityHeaders(c)
+	if requestID(c) == "" {
+		// fasthttp refused the request before any middleware ran.
+		assignRequestID(c)
+		if errors.Is(err, fiber.ErrRequestEntityTooLarge) && h.gate != nil && isV1(c.Path()) {
+			// Its headers were read in full: authenticate and count it like any /v1 request,
+			// so the 413 carries the rate-limit headers (or the gate's own 401 or 429 wins).
+			if gerr := h.gate(c); gerr != nil {
+				err = gerr
+			}
+		}
+	}
+	body := errorBody(c, err)
+	if body.Status >= 500 {
+		h.log.Error("request failed", "request_id", requestID(c), "method", c.Method(),
+			"path", c.Path(), "status", body.Status, "error", err.Error())
+	}
+	if c.Path() == "/admin" || strings.HasPrefix(c.Path(), "/admin/") {
+		return adminError(c, err, body)
+	}
+	return c.Status(body.Status).JSON(body)
+}
+
+func isV1(path string) bool { return path == "/v1" || strings.HasPrefix(path, "/v1/") }

@@ -41,7 +41,7 @@ func idempotent(records *models.IdempotencyStore, log *slog.Logger) fiber.Handle
 		if err != nil {
 			return err
 		}
-		rec, err := records.Begin(c.UserContext(), callerKeyID(c), key, fingerprint(c.Method(), c.Route().Path, c.Body()))
+		rec, err := records.Begin(c.UserContext(), callerKeyID(c), key, fingerprint(c.Method(), c.Route().Path, c.Request().Body()))
 		if err != nil {
 			if models.ErrorCode(err) == models.EConflict {
 				c.Set(fiber.HeaderRetryAfter, "1")

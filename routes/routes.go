@@ -16,6 +16,8 @@ import (
 
 // Deps are everything the routes need; NewServer in package app builds them.
 type Deps struct {
+	// Errors is the server's error handler; Register gives it the /v1 gate.
+	Errors     *ErrorHandler
 	Log        *slog.Logger
 	DB         *gorm.DB
 	DBTimeout  time.Duration
@@ -86,7 +88,9 @@ func Register(app *fiber.App, d Deps) {
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
-	v1.Use(authenticate(d))
+	check := gate(d)
+	v1.Use(authenticate(check), limitBody)
+	d.Errors.gate = check
 	idem := idempotent(d.IdemKeys, d.Log)
 	v1.Get("/pets", listPets(d.Pets))
 	v1.Post("/pets", idem, createPet(d.Pets))
@@ -103,7 +107,7 @@ func Register(app *fiber.App, d Deps) {
 	a := newAdmin(d)
 	staff := a.requireStaff
 	app.Use("/admin", contentSecurityPolicy(adminCSP))
-	adm := app.Group("/admin", withDeadline(d.DBTimeout), adminResponses, a.csrf())
+	adm := app.Group("/admin", limitBody, withDeadline(d.DBTimeout), adminResponses, a.csrf())
 	adm.Get("/login", a.loginForm)
 	adm.Post("/login", a.login)
 	adm.Get("/logout", staff, logoutConfirm)

@@ -139,13 +139,6 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 // everyResponse are the headers every /v1 response carries (DECISIONS.md).
 var everyResponse = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-ID"}
 
-// beforeTheGate is the answer the HTTP server gives on its own, before the /v1 gate authenticates
-// and counts the request: a body over the limit (fiber's BodyLimit). It carries an X-Request-ID
-// but no rate-limit headers, and the document says so rather than promise them.
-const beforeTheGate = "413"
-
-const beforeTheGateNote = " The HTTP server refuses it before authentication and rate limiting: it is not counted and carries no X-RateLimit-* headers."
-
 func sharedHeaders() map[string]*openapi3.Header {
 	integer := func(min float64, example any) *openapi3.SchemaRef {
 		s := openapi3.NewInt64Schema().WithMin(min)
@@ -236,16 +229,7 @@ func completeResponses(op *openapi3.Operation) {
 		if res.Headers == nil {
 			res.Headers = openapi3.Headers{}
 		}
-		headers := everyResponse
-		if status == beforeTheGate {
-			headers = []string{"X-Request-ID"}
-			desc := ""
-			if res.Description != nil {
-				desc = *res.Description
-			}
-			res.Description = openapi3.Ptr(strings.TrimSpace(desc + beforeTheGateNote))
-		}
-		for _, name := range headers {
+		for _, name := range everyResponse {
 			res.Headers[name] = headerRef(name)
 		}
 	}
