@@ -377,3 +377,17 @@ func TestHealthAndReadiness(t *testing.T) {
 		}
 	})
 }
+
+func TestCompressedBodiesAreRefusedAndChangeNothing(t *testing.T) {
+	s := apptest.New(t, apptest.SQLite)
+	req := s.NewRequest(t, http.MethodPost, "/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	res := s.Invalid().Do(t, req)
+	if code, msg := res.ErrorBody(t); res.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(msg, "Content-Encoding") {
+		t.Fatalf("a gzip-labelled body: %d %s %q, want 415 naming Content-Encoding", res.StatusCode, code, msg)
+	}
+	if n := countPets(t, s); n != 0 {
+		t.Fatalf("a refused body stored %d pets", n)
+	}
+}

@@ -101,7 +101,7 @@ func listOrders(orders *models.OrderStore) fiber.Handler {
 //	@Failure		404				{object}	Error		"No animal with this petId"
 //	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress"
 //	@Failure		413				{object}	Error		"Body larger than 64 KiB"
-//	@Failure		415				{object}	Error		"Content-Type is not application/json"
+//	@Failure		415				{object}	Error		"Content-Type is not application/json, or the body is compressed"
 //	@Failure		422				{object}	Error		"The Idempotency-Key was already used for a different request"
 //	@Header			201				{string}	Location			"URL of the new order"
 //	@Header			201,404,409		{string}	Idempotent-Replayed	"true when this is the stored first response to an earlier request with the same Idempotency-Key"

@@ -99,7 +99,7 @@ func listPets(pets *models.PetStore) fiber.Handler {
 //	@Failure		409				{object}	Error	"A request with the same Idempotency-Key is still in progress (conflict)"
 //	@Header			409				{integer}	Retry-After	"Seconds to wait before retrying"
 //	@Failure		413				{object}	Error	"Body larger than 64 KiB (payload_too_large)"
-//	@Failure		415				{object}	Error	"Content-Type is not application/json (unsupported_media_type)"
+//	@Failure		415				{object}	Error	"Content-Type is not application/json, or the body is compressed (unsupported_media_type)"
 //	@Failure		422				{object}	Error	"The Idempotency-Key was already used for a different request (idempotency_key_reused)"
 //	@Router			/pets [post]
 func createPet(pets *models.PetStore) fiber.Handler {
