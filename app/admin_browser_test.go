@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -127,7 +128,7 @@ func seedPets(t *testing.T, s *apptest.Server) {
 }
 
 func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	seedPets(t, s)
 	c := newChrome(t, s.URL)
 

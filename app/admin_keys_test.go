@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -25,7 +26,7 @@ func callWithKey(t *testing.T, s *apptest.Server, key string) *apptest.Response 
 }
 
 func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
 		b.Login(t, "ada", adminPassword)
@@ -102,7 +103,7 @@ func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
 }
 
 func TestAdminsLiftATemporaryBan(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	k, _ := s.CreateKey(t, newFreeKey("Noisy client"))
 	if _, err := s.Keys.Ban(context.Background(), k.ID, time.Now().Add(15*time.Minute)); err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestAdminsLiftATemporaryBan(t *testing.T) {
 }
 
 func TestDashboardShowsTodaysAPITraffic(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	for i := 0; i < 3; i++ {
 		s.Get(t, "/v1/pets")
 	}
@@ -142,7 +143,7 @@ func TestDashboardShowsTodaysAPITraffic(t *testing.T) {
 }
 
 func TestStaffCannotOpenTheAPIKeysPage(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
 	for _, path := range []string{"/admin/keys", "/admin/keys/1"} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -40,7 +41,7 @@ func addPet(t *testing.T, s *apptest.Server, name string, status models.PetStatu
 }
 
 func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		petID := addPet(t, s, "Rex", models.PetAvailable)
 		b := s.NewBrowser(t)
@@ -107,7 +108,7 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 }
 
 func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
 	pending := addPet(t, s, "Tom", models.PetPending)
@@ -131,7 +132,7 @@ func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
 }
 
 func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		petID := addPet(t, s, "Luna", models.PetAvailable)
 		b := s.NewBrowser(t)
@@ -164,7 +165,7 @@ func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
 }
 
 func TestOrdersTableFiltersAndPages(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	orders := models.NewOrderStore(s.DB)
 	ctx := context.Background()
 	for i := 0; i < 30; i++ {
@@ -210,7 +211,7 @@ func TestOrdersTableFiltersAndPages(t *testing.T) {
 }
 
 func TestEmptyOrdersListSaysWhereOrdersComeFrom(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
 	if p := b.Get(t, "/admin/orders"); !strings.Contains(p.Text("empty"), "No orders yet") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -20,7 +21,7 @@ func petNames(p *apptest.Page) []string {
 }
 
 func TestPetsTableFiltersSearchesAndPages(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		pets := make([]models.Pet, 60)
 		for i := range pets {
@@ -85,7 +86,7 @@ func TestPetsTableFiltersSearchesAndPages(t *testing.T) {
 }
 
 func TestEmptyPetsListSaysHowToAddOne(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
 	p := b.Get(t, "/admin/pets")
@@ -97,7 +98,7 @@ func TestEmptyPetsListSaysHowToAddOne(t *testing.T) {
 var petPage = regexp.MustCompile(`^/admin/pets/(\d+)$`)
 
 func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
 		b.Login(t, "sam", staffPassword)
@@ -177,7 +178,7 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 
 func TestWhatUsersTypeIsShownEscaped(t *testing.T) {
 	const evil = `<script>alert(1)</script>`
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", adminPassword)
 	b.Get(t, "/admin/pets/new")
@@ -201,7 +202,7 @@ func TestWhatUsersTypeIsShownEscaped(t *testing.T) {
 }
 
 func TestAdminsManageCategories(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
 		b.Login(t, "ada", adminPassword)
@@ -238,7 +239,7 @@ func TestAdminsManageCategories(t *testing.T) {
 }
 
 func TestAdminsManageStaffAccounts(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", adminPassword)
 	b.Get(t, "/admin/staff")

@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -22,9 +23,9 @@ const (
 )
 
 // adminServer starts the service with one admin (ada) and one staff member (sam).
-func adminServer(t *testing.T, store apptest.Store) *apptest.Server {
+func adminServer(t *testing.T, store testenv.Store) *apptest.Server {
 	t.Helper()
-	s := apptest.New(t, store)
+	s := apptest.New(t, apptest.Config(t, store))
 	s.CreateStaff(t, "ada", adminPassword, models.RoleAdmin)
 	s.CreateStaff(t, "sam", staffPassword, models.RoleStaff)
 	return s
@@ -34,9 +35,9 @@ func adminServer(t *testing.T, store apptest.Store) *apptest.Server {
 // service trusts (PETSTORE_TRUSTED_PROXIES) when its X-Forwarded-Proto says the client used HTTPS.
 func adminServerBehindTLS(t *testing.T) *apptest.Server {
 	t.Helper()
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.TrustedProxies = []string{"127.0.0.1"}
-	s := apptest.NewWithConfig(t, cfg)
+	s := apptest.New(t, cfg)
 	s.CreateStaff(t, "ada", adminPassword, models.RoleAdmin)
 	s.CreateStaff(t, "sam", staffPassword, models.RoleStaff)
 	return s
@@ -50,7 +51,7 @@ func wantStatus(t *testing.T, p *apptest.Page, status int) {
 }
 
 func TestAdminPagesSendVisitorsToLoginAndBackAfterIt(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	for _, path := range []string{"/admin", "/admin/pets", "/admin/pets/1", "/admin/categories", "/admin/staff"} {
 		p := b.Get(t, path)
@@ -81,7 +82,7 @@ func TestAdminPagesSendVisitorsToLoginAndBackAfterIt(t *testing.T) {
 }
 
 func TestLoginRedirectStaysInsideTheAdminPages(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	for _, next := range []string{"https://evil.example/", "//evil.example/admin", "/\\evil.example", "/v1/pets", "javascript:alert(1)", "/admin/logout"} {
 		b := s.NewBrowser(t)
 		b.Get(t, "/admin/login?next="+url.QueryEscape(next))
@@ -93,7 +94,7 @@ func TestLoginRedirectStaysInsideTheAdminPages(t *testing.T) {
 }
 
 func TestLoginStartsANewSessionAndTheOldIDIsWorthNothing(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Get(t, "/admin/login")
 	before := b.Cookie("petstore_session")
@@ -144,7 +145,7 @@ func TestSessionCookiesAreHttpOnlyLaxAndSecureBehindTLS(t *testing.T) {
 }
 
 func TestFormsWithoutTheirCSRFTokenAreRefused(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		// Login itself needs the token.
 		b := s.NewBrowser(t)
@@ -183,7 +184,7 @@ func TestFormsWithoutTheirCSRFTokenAreRefused(t *testing.T) {
 }
 
 func TestRepeatedFailedLoginsAreSlowedDown(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Get(t, "/admin/login")
 	for i := 0; i < 5; i++ {
@@ -210,7 +211,7 @@ func TestRepeatedFailedLoginsAreSlowedDown(t *testing.T) {
 }
 
 func TestLogoutEndsTheSessionOnTheServer(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", adminPassword)
 	id := b.Cookie("petstore_session")
@@ -231,7 +232,7 @@ func TestLogoutEndsTheSessionOnTheServer(t *testing.T) {
 }
 
 func TestStaffCannotOpenAdminOnlyPages(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	home := b.Login(t, "sam", staffPassword)
 	if home.TestID("nav-admin").Length() != 0 || home.Doc.Find(`a[href="/admin/categories"]`).Length() != 0 {
@@ -264,7 +265,7 @@ func TestStaffCannotOpenAdminOnlyPages(t *testing.T) {
 }
 
 func TestDisabledStaffAreSignedOutAtTheirNextRequest(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	samBrowser := s.NewBrowser(t)
 	samBrowser.Login(t, "sam", staffPassword)
 	ada := s.NewBrowser(t)
@@ -292,7 +293,7 @@ func TestDisabledStaffAreSignedOutAtTheirNextRequest(t *testing.T) {
 }
 
 func TestAdminErrorsAreHTMLPagesAndAPIErrorsStayJSON(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
 	for path, status := range map[string]int{"/admin/nothing": 404, "/admin/pets/999": 404, "/admin/pets/abc": 400, "/admin/pets?status=lost": 400, "/admin/pets?cursor=bad": 400} {
@@ -314,7 +315,7 @@ func TestAdminErrorsAreHTMLPagesAndAPIErrorsStayJSON(t *testing.T) {
 var hashedCSS = regexp.MustCompile(`/static/admin\.[0-9a-f]{12}\.css`)
 
 func TestStaticFilesHaveHashedNamesAndLongCaching(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	login := s.NewBrowser(t).Get(t, "/admin/login")
 	href, _ := login.Doc.Find(`link[rel="stylesheet"]`).Attr("href")
 	if !hashedCSS.MatchString(href) {
@@ -337,17 +338,17 @@ func TestStaticFilesHaveHashedNamesAndLongCaching(t *testing.T) {
 }
 
 func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
-	cfg := apptest.Config(t, apptest.Postgres)
-	cfg.RedisURL = apptest.RedisURL(t)
-	cfg.RedisPrefix = apptest.RedisPrefix(t)
-	first := apptest.NewWithConfig(t, cfg)
-	second := apptest.NewWithConfig(t, cfg)
+	cfg := apptest.Config(t, testenv.Postgres)
+	cfg.RedisURL = testenv.RedisURL(t)
+	cfg.RedisPrefix = testenv.RedisPrefix(t)
+	first := apptest.New(t, cfg)
+	second := apptest.New(t, cfg)
 	name := "redis-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))[:20]
 	first.CreateStaff(t, name, staffPassword, models.RoleStaff)
 
 	b := first.NewBrowser(t)
 	b.Login(t, name, staffPassword)
-	if keys, err := apptest.RedisClient(t, cfg.RedisURL).Keys(t.Context(), cfg.RedisPrefix+"session:*").Result(); err != nil || len(keys) == 0 {
+	if keys, err := testenv.RedisClient(t, cfg.RedisURL).Keys(t.Context(), cfg.RedisPrefix+"session:*").Result(); err != nil || len(keys) == 0 {
 		t.Fatalf("no session under the deployment's Redis prefix %q: %v", cfg.RedisPrefix, err)
 	}
 	onSecond := second.NewBrowser(t)
@@ -394,7 +395,7 @@ func TestBehindTLSAFormPostMustComeFromThisSite(t *testing.T) {
 }
 
 func TestADatabaseTimeoutStillShowsTheErrorPage(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	db := apptest.OpenDB(t, cfg)
 	cfg.DBTimeout = time.Nanosecond
 	a := app.NewServer(cfg, slog.New(slog.DiscardHandler), db)

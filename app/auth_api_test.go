@@ -15,6 +15,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
 )
@@ -28,7 +29,7 @@ var (
 // startAt starts the service on store with a clock standing at testNow.
 func startAt(t *testing.T, cfg app.Config) *apptest.Server {
 	t.Helper()
-	return apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(testNow)})
+	return apptest.New(t, cfg, apptest.WithClock(testenv.NewClock(testNow)))
 }
 
 // cliEnv points the command line at the server's database.
@@ -82,7 +83,7 @@ func wantError(t *testing.T, res *apptest.Response, status int, code, retryAfter
 }
 
 func TestFreeKeyAdmits60RequestsAMinuteThenAnswers429UntilTheMinuteEnds(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := startAt(t, apptest.Config(t, store))
 		c := s.As(s.NewKey(t, "free"))
 		for i := 1; i <= 60; i++ {
@@ -109,7 +110,7 @@ func TestFreeKeyAdmits60RequestsAMinuteThenAnswers429UntilTheMinuteEnds(t *testi
 }
 
 func TestFreeKeyHas1000RequestsADayAndWaitsForMidnightUTC(t *testing.T) {
-	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	c := s.As(s.NewKey(t, "free"))
 	midnight := time.Date(2030, 1, 3, 0, 0, 0, 0, time.UTC)
 	for i := 1; i <= 1000; i++ {
@@ -170,7 +171,7 @@ func listedKey(t *testing.T, env map[string]string, id int64) keyListItem {
 }
 
 func TestKeyThatKeepsSendingAfterIts429sIsBannedUntilUnbanned(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := startAt(t, apptest.Config(t, store))
 		k, plain := s.CreateKey(t, models.NewAPIKey{Name: "noisy", Plan: "free"})
 		c := s.As(plain)
@@ -210,7 +211,7 @@ func TestKeyThatKeepsSendingAfterIts429sIsBannedUntilUnbanned(t *testing.T) {
 }
 
 func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.BanThreshold, cfg.BanDuration = 0.5, 2*time.Minute
 	s := startAt(t, cfg)
 	k, plain := s.CreateKey(t, models.NewAPIKey{Name: "noisy", Plan: "free"})
@@ -236,7 +237,7 @@ func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T)
 }
 
 func TestRevokedAndExpiredKeysAnswer401(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := startAt(t, apptest.Config(t, store))
 		ctx := context.Background()
 
@@ -280,7 +281,7 @@ func TestRevokedAndExpiredKeysAnswer401(t *testing.T) {
 }
 
 func TestRequestsWithoutAValidKeyAnswer401AndAreLimitedPerClientIP(t *testing.T) {
-	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	valid := s.NewKey(t, "free")
 	wrongSecret := valid[:13] + strings.Repeat("a", len(valid)-13)
 	cases := []struct {
@@ -332,7 +333,7 @@ func TestRequestsWithoutAValidKeyAnswer401AndAreLimitedPerClientIP(t *testing.T)
 }
 
 func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.T) {
-	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	requests := []struct {
 		method, path, contentType string
 		status                    int
@@ -386,7 +387,7 @@ func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.
 }
 
 func TestEachPlanHasItsLimitsAndAPlanChangeAppliesToTheNextRequest(t *testing.T) {
-	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	for plan, limit := range map[string]int{"free": 60, "pro": 300, "business": 1000, "enterprise": 1000} {
 		res := s.As(s.NewKey(t, plan)).Get(t, "/v1/pets")
 		wantRateLimit(t, res, limit, limit-1, testMinuteEnd)
@@ -417,13 +418,13 @@ func TestHundredConcurrentRequestsWithAFreeKeyGetExactly60Successes(t *testing.T
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := apptest.Config(t, apptest.SQLite)
+			cfg := apptest.Config(t, testenv.SQLite)
 			if tc.redis {
-				cfg.RedisURL, cfg.RedisPrefix = apptest.RedisURL(t), apptest.RedisPrefix(t)
+				cfg.RedisURL, cfg.RedisPrefix = testenv.RedisURL(t), testenv.RedisPrefix(t)
 			}
 			servers := make([]*apptest.Server, tc.instances)
 			for i := range servers {
-				servers[i] = apptest.NewWithConfig(t, cfg)
+				servers[i] = apptest.New(t, cfg)
 			}
 			key := servers[0].NewKey(t, "free")
 			var (
@@ -468,10 +469,10 @@ func (s *syncBuffer) String() string {
 }
 
 func TestUnreachableRedisLeavesTheServiceAnsweringWithCountsOfItsOwn(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.RedisURL = "redis://127.0.0.1:1/0" // nothing listens on port 1
 	var logs syncBuffer
-	s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(testNow), Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	s := apptest.New(t, cfg, apptest.WithClock(testenv.NewClock(testNow)), apptest.WithLog(slog.New(slog.NewJSONHandler(&logs, nil))))
 	c := s.As(s.NewKey(t, "free"))
 	exhaust(t, c, 1, "45")
 
@@ -488,7 +489,7 @@ func TestUnreachableRedisLeavesTheServiceAnsweringWithCountsOfItsOwn(t *testing.
 }
 
 func TestLastUsedTimesAreWrittenInBatchesNotPerRequest(t *testing.T) {
-	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	k, plain := s.CreateKey(t, models.NewAPIKey{Name: "busy", Plan: "pro"})
 	var writes sync.Map
 	if err := s.DB.Callback().Update().After("gorm:update").Register("test:count_key_writes", func(db *gorm.DB) {
@@ -525,7 +526,7 @@ func TestLastUsedTimesAreWrittenInBatchesNotPerRequest(t *testing.T) {
 }
 
 func TestARepeatedWrongKeyCostsOneDatabaseReadPerCacheTTL(t *testing.T) {
-	s := startAt(t, apptest.Config(t, apptest.SQLite))
+	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	var reads sync.Map
 	if err := s.DB.Callback().Query().After("gorm:query").Register("test:count_key_reads", func(db *gorm.DB) {
 		if db.Statement.Table == "api_keys" {
@@ -562,7 +563,7 @@ func TestARepeatedWrongKeyCostsOneDatabaseReadPerCacheTTL(t *testing.T) {
 }
 
 func TestKeysCommandIssuesListsRevokesAndChangesPlans(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	env := cliEnv(cfg)
 	var created struct {
 		ID        int64  `json:"id"`
@@ -582,7 +583,7 @@ func TestKeysCommandIssuesListsRevokesAndChangesPlans(t *testing.T) {
 	}
 
 	// The key works against the service on the same database.
-	s := apptest.NewWithConfig(t, cfg)
+	s := apptest.New(t, cfg)
 	res := s.As(created.Key).Get(t, "/v1/pets")
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("the new key: %d %s", res.StatusCode, res.Body)
@@ -653,9 +654,9 @@ func TestBadBanAndCacheSettingsNameTheVariable(t *testing.T) {
 
 func TestKeysAreRandomAndNeitherStoredNorLoggedInFull(t *testing.T) {
 	var logs syncBuffer
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.BanThreshold = 0.1
-	s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(testNow), Log: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	s := apptest.New(t, cfg, apptest.WithClock(testenv.NewClock(testNow)), apptest.WithLog(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	plain := s.NewKey(t, "free")
 	if plain == s.NewKey(t, "free") || len(plain) != 65 || !strings.HasPrefix(plain, "psk_") {
 		t.Fatalf("key %q: want psk_, an 8-character prefix, _ and 52 base32 characters (260 bits), different each time", plain)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/valyala/fasthttp"
 )
 
@@ -23,15 +24,15 @@ func BenchmarkAuthenticationAndLimiter(b *testing.B) {
 		{"redis", "/v1/bench", true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			cfg := apptest.Config(b, apptest.SQLite)
+			cfg := apptest.Config(b, testenv.SQLite)
 			if tc.redis {
-				cfg.RedisURL, cfg.RedisPrefix = apptest.RedisURL(b), apptest.RedisPrefix(b)
+				cfg.RedisURL, cfg.RedisPrefix = testenv.RedisURL(b), testenv.RedisPrefix(b)
 			}
 			noContent := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) }
-			s := apptest.Start(b, cfg, apptest.Options{Routes: func(a *fiber.App) {
+			s := apptest.New(b, cfg, apptest.WithRoutes(func(a *fiber.App) {
 				a.Get("/bench", noContent)
 				a.Get("/v1/bench", noContent)
-			}})
+			}))
 			handler := s.App.Handler()
 			var req fasthttp.Request
 			req.SetRequestURI(tc.path)

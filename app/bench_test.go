@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"github.com/valyala/fasthttp"
 )
@@ -21,10 +22,10 @@ import (
 // benchServer starts the service on a fresh database of the given kind holding pets pets, and
 // returns its handler and the Authorization header of its API key (an Enterprise key whose
 // limits no benchmark reaches).
-func benchServer(b *testing.B, store apptest.Store, pets int) (fasthttp.RequestHandler, string) {
+func benchServer(b *testing.B, store testenv.Store, pets int) (fasthttp.RequestHandler, string) {
 	b.Helper()
 	cfg := apptest.Config(b, store)
-	s := apptest.Start(b, cfg, apptest.Options{Log: app.NewLogger(cfg, io.Discard)})
+	s := apptest.New(b, cfg, apptest.WithLog(app.NewLogger(cfg, io.Discard)))
 	if pets > 0 {
 		rows := make([]models.Pet, pets)
 		for i := range rows {
@@ -64,7 +65,7 @@ func newRequestCtx() *fasthttp.RequestCtx {
 }
 
 func BenchmarkListPets(b *testing.B) {
-	for _, store := range apptest.Stores {
+	for _, store := range testenv.Stores {
 		b.Run(string(store), func(b *testing.B) {
 			h, auth := benchServer(b, store, 200)
 			ctx := newRequestCtx()
@@ -79,7 +80,7 @@ func BenchmarkListPets(b *testing.B) {
 }
 
 func BenchmarkCreatePet(b *testing.B) {
-	for _, store := range apptest.Stores {
+	for _, store := range testenv.Stores {
 		b.Run(string(store), func(b *testing.B) {
 			h, auth := benchServer(b, store, 0)
 			ctx := newRequestCtx()

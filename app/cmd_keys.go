@@ -80,7 +80,7 @@ func runKeys(e *env, name string, rest []string) error {
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer models.Close(db)
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ var migrateCommand = command{
 			if err != nil {
 				return err
 			}
-			defer closeDB(db)
+			defer models.Close(db)
 			if err := models.Migrate(e.ctx, db); err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ var seedCommand = command{
 			if err != nil {
 				return err
 			}
-			defer closeDB(db)
+			defer models.Close(db)
 			if err := models.Migrate(e.ctx, db); err != nil {
 				return err
 			}

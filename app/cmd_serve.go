@@ -37,7 +37,7 @@ func serve(e *env) error {
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer models.Close(db)
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ var staffCommand = command{
 			if err != nil {
 				return err
 			}
-			defer closeDB(db)
+			defer models.Close(db)
 			if err := models.Migrate(e.ctx, db); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // adminPagesToVisit are pages of every kind: a form, lists, an item, an admin-only page, an
@@ -37,7 +38,7 @@ func checkAdminCSP(t *testing.T, path, policy string) {
 }
 
 func TestAdminPagesHaveACSPAndNoInlineScript(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	check := func(path string, p *apptest.Page) {
 		t.Helper()
@@ -78,7 +79,7 @@ func cspWatch(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 }
 
 func TestAdminPagesWorkUnderTheirCSPInABrowserAndInjectedScriptDoesNotRun(t *testing.T) {
-	s := adminServer(t, apptest.SQLite)
+	s := adminServer(t, testenv.SQLite)
 	createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	c := newChrome(t, s.URL)
 	c.do(cspWatch)

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // browser starts a headless Chromium for the test; without one the test is skipped, or fails
@@ -121,7 +122,7 @@ func (l *requestLog) offsite(ctx context.Context, base string) ([]string, error)
 
 func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 	ctx := browser(t)
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	// apptest sends a real key once authentication is in place; until then any key is answered.
 	key := strings.TrimPrefix(s.Headers.Get("Authorization"), "Bearer ")
@@ -177,7 +178,7 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 
 func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
 	ctx := browser(t)
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	log := watchRequests(ctx)
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/docs/redoc")); err != nil {
 		t.Fatal(err)

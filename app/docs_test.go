@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/docs"
 )
 
@@ -16,7 +17,7 @@ import (
 var externalURL = regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:)?//`)
 
 func TestDocsPagesAndTheirAssetsComeFromTheServiceItself(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for _, tc := range []struct {
 		path, contentType string
 		mentions          []string
@@ -55,9 +56,9 @@ func TestDocsPagesAndTheirAssetsComeFromTheServiceItself(t *testing.T) {
 }
 
 func TestServedDocumentListsThisInstanceFirstThenTheConfiguredServers(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.ProductionURL, cfg.StagingURL = "https://api.example.com", "https://staging.example.com"
-	s := apptest.NewWithConfig(t, cfg)
+	s := apptest.New(t, cfg)
 	res := s.Get(t, "/docs/openapi.json")
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /docs/openapi.json: %d %q", res.StatusCode, res.Header.Get("Content-Type"))

@@ -15,16 +15,17 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
 func TestAThousandConcurrentCreatesGiveAThousandDistinctPets(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		// What is measured is that nothing is lost or doubled, not latency: SQLite queues every
 		// writer on one connection, and no request may give up while it waits its turn.
 		cfg.DBTimeout = 2 * time.Minute
-		s := apptest.NewWithConfig(t, cfg)
+		s := apptest.New(t, cfg)
 		const n = 1000
 		client := &http.Client{Timeout: 3 * time.Minute}
 		start := make(chan struct{})
@@ -174,7 +175,7 @@ type stored struct {
 	history map[int64]int // status changes per order
 }
 
-func readStored(t *testing.T, store apptest.Store, env map[string]string) stored {
+func readStored(t *testing.T, store testenv.Store, env map[string]string) stored {
 	t.Helper()
 	cfg := apptest.Config(t, store)
 	cfg.DatabaseURL, cfg.DBPath = env["DATABASE_URL"], env["PETSTORE_DB_PATH"]
@@ -251,7 +252,7 @@ func (st stored) checkAcknowledged(t *testing.T, w *writers) {
 
 func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testing.T) {
 	bin := apptest.Binary(t)
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		env := apptest.EnvFor(store, t)
 		key := apptest.CreateKey(t, bin, env)
 		first := apptest.StartProcess(t, bin, env)
@@ -294,7 +295,7 @@ func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testi
 
 func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 	bin := apptest.Binary(t)
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		env := apptest.EnvFor(store, t)
 		env["PETSTORE_SHUTDOWN_TIMEOUT"] = "10s"
 		key := apptest.CreateKey(t, bin, env)
@@ -358,7 +359,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 
 func TestShutdownGivesUpOnAStuckRequestAtItsTimeout(t *testing.T) {
 	bin := apptest.Binary(t)
-	env := apptest.EnvFor(apptest.SQLite, t)
+	env := apptest.EnvFor(testenv.SQLite, t)
 	env["PETSTORE_SHUTDOWN_TIMEOUT"] = "1s"
 	env["PETSTORE_READ_TIMEOUT"] = "5m" // the stuck client is not cut by the read timeout first
 	p := apptest.StartProcess(t, bin, env)

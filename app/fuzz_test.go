@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
 )
@@ -96,7 +97,7 @@ var rawRequestSeeds = []string{
 // fuzzServers starts the service on both stores, once per fuzzing process. Fuzzed requests
 // break the API document on purpose; their answers are still held to it.
 func fuzzServers(f *testing.F) []*apptest.Server {
-	return []*apptest.Server{apptest.New(f, apptest.SQLite).Invalid(), apptest.New(f, apptest.Postgres).Invalid()}
+	return []*apptest.Server{apptest.New(f, apptest.Config(f, testenv.SQLite)).Invalid(), apptest.New(f, apptest.Config(f, testenv.Postgres)).Invalid()}
 }
 
 // checkRefusal fails unless res is a 4xx with a complete Error body whose code is one of codes.
@@ -469,9 +470,9 @@ func FuzzRawRequest(f *testing.F) {
 	for _, raw := range rawRequestSeeds {
 		f.Add([]byte(raw))
 	}
-	cfg := apptest.Config(f, apptest.SQLite)
+	cfg := apptest.Config(f, testenv.SQLite)
 	cfg.ReadTimeout = 2 * time.Second
-	s := apptest.NewWithConfig(f, cfg)
+	s := apptest.New(f, cfg)
 
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if problem := rawExchange(strings.TrimPrefix(s.URL, "http://"), withKey(raw, s.APIKey)); problem != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes"
 )
@@ -92,13 +93,13 @@ func TestEveryAnswerCarriesSecurityHeadersAndNoServerBanner(t *testing.T) {
 // serverWithRoute starts the service on SQLite with one more GET route.
 func serverWithRoute(t *testing.T, path string, h fiber.Handler) *apptest.Server {
 	t.Helper()
-	return apptest.Start(t, apptest.Config(t, apptest.SQLite), apptest.Options{Routes: func(a *fiber.App) { a.Get(path, h) }})
+	return apptest.New(t, apptest.Config(t, testenv.SQLite), apptest.WithRoutes(func(a *fiber.App) { a.Get(path, h) }))
 }
 
 func TestHeadersOverTheCapAnswer431AndHeadersUnderItPass(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.MaxHeaderBytes = 4096
-	s := apptest.NewWithConfig(t, cfg)
+	s := apptest.New(t, cfg)
 
 	// The HTTP server refuses headers over the cap before any route: the API document does
 	// not list that answer.
@@ -159,9 +160,9 @@ func TestSpoofedForwardingHeadersAreIgnoredUnlessThePeerIsATrustedProxy(t *testi
 		{"a trusted proxy that sends garbage", []string{"127.0.0.1"}, "X-Forwarded-For", map[string]string{"X-Forwarded-For": "'; DROP TABLE pets"}, "127.0.0.1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := apptest.Config(t, apptest.SQLite)
+			cfg := apptest.Config(t, testenv.SQLite)
 			cfg.TrustedProxies, cfg.ProxyHeader = tc.trusted, tc.header
-			s := apptest.NewWithConfig(t, cfg)
+			s := apptest.New(t, cfg)
 			ip, res := requestIP(t, s, tc.headers)
 			if ip != tc.wantIP {
 				t.Fatalf("client IP %q, want %q", ip, tc.wantIP)
@@ -188,7 +189,7 @@ func TestCORSIsOffByDefaultAndAllowsOnlyConfiguredOrigins(t *testing.T) {
 		return s.Do(t, req)
 	}
 
-	off := apptest.New(t, apptest.SQLite).Invalid() // OPTIONS is no operation of the document
+	off := apptest.New(t, apptest.Config(t, testenv.SQLite)).Invalid() // OPTIONS is no operation of the document
 	if res := preflight(off, "https://shop.example.com"); res.Header.Get("Access-Control-Allow-Origin") != "" || res.StatusCode < 400 {
 		t.Fatalf("CORS off: preflight answered %d with Access-Control-Allow-Origin %q; want a refusal and none",
 			res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
@@ -197,9 +198,9 @@ func TestCORSIsOffByDefaultAndAllowsOnlyConfiguredOrigins(t *testing.T) {
 		t.Fatalf("CORS off: GET with Origin answered Access-Control-Allow-Origin %q", res.Header.Get("Access-Control-Allow-Origin"))
 	}
 
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.CORSOrigins = []string{"https://shop.example.com"}
-	on := apptest.NewWithConfig(t, cfg).Invalid()
+	on := apptest.New(t, cfg).Invalid()
 	res := preflight(on, "https://shop.example.com")
 	if res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Origin") != "https://shop.example.com" ||
 		!strings.Contains(strings.ToLower(res.Header.Get("Access-Control-Allow-Headers")), "authorization") ||
@@ -236,9 +237,9 @@ func connEnds(t *testing.T, conn net.Conn, limit time.Duration) {
 }
 
 func TestSlowAndIdleClientsCannotHoldAConnection(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.ReadTimeout, cfg.IdleTimeout = 500*time.Millisecond, 500*time.Millisecond
-	s := apptest.NewWithConfig(t, cfg)
+	s := apptest.New(t, cfg)
 	limit := 20 * time.Second
 
 	t.Run("headers never finished", func(t *testing.T) {
@@ -280,7 +281,7 @@ func TestSlowAndIdleClientsCannotHoldAConnection(t *testing.T) {
 }
 
 func TestPostgresConnectionsCarryTheStatementTimeout(t *testing.T) {
-	cfg := apptest.Config(t, apptest.Postgres)
+	cfg := apptest.Config(t, testenv.Postgres)
 	cfg.DBTimeout = 1234 * time.Millisecond
 	db := apptest.OpenDB(t, cfg)
 	var got string
@@ -334,10 +335,10 @@ func TestRotatingForwardedForDoesNotEscapeThePerIPLimit(t *testing.T) {
 		{"from a trusted proxy, each forwarded client has its own window", []string{"127.0.0.1"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := apptest.Config(t, apptest.SQLite)
+			cfg := apptest.Config(t, testenv.SQLite)
 			cfg.TrustedProxies = tc.trusted
 			// A stopped clock: the minute window cannot roll over halfway through.
-			s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC))})
+			s := apptest.New(t, cfg, apptest.WithClock(testenv.NewClock(time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC))))
 			s.Headers = http.Header{} // no API key: limited per client IP
 			var last *apptest.Response
 			for i := range limit + 1 {

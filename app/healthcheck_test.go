@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 func TestHealthcheckExitsZeroWhileTheServiceAnswers(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	u, _ := url.Parse(s.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
 
@@ -31,7 +32,7 @@ func TestHealthcheckExitsZeroWhileTheServiceAnswers(t *testing.T) {
 }
 
 func TestHealthcheckFailsWhenTheDatabaseIsGoneOrNothingListens(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	u, _ := url.Parse(s.URL)
 	env := map[string]string{"PETSTORE_ADDR": u.Host}
 	sqlDB, err := s.DB.DB()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // hostileRequest is one request of the hostile run: an HTTP request, or raw bytes for what a
@@ -105,7 +106,7 @@ func hostileRequests() []hostileRequest {
 
 func TestHostileRequestsAgainstTheRunningBinaryGetNo5xxAndNoCrash(t *testing.T) {
 	bin := apptest.Binary(t)
-	env := apptest.EnvFor(apptest.Postgres, t)
+	env := apptest.EnvFor(testenv.Postgres, t)
 	env["PETSTORE_LOG_LEVEL"] = "debug"
 	key := apptest.CreateKey(t, bin, env)
 	p := apptest.StartProcess(t, bin, env)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -50,8 +51,8 @@ func sameResponse(t *testing.T, first, replay *apptest.Response) {
 }
 
 func TestRetryWithTheSameKeyReplaysTheFirstResponseAndCreatesNothing(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		first := postWithKey(t, s, "/v1/pets", "key-1", `{"name":"Rex","categoryId":1}`)
 		if first.StatusCode != http.StatusCreated {
 			t.Fatalf("first: %d %s", first.StatusCode, first.Body)
@@ -87,11 +88,11 @@ func TestRetryWithTheSameKeyReplaysTheFirstResponseAndCreatesNothing(t *testing.
 }
 
 func TestTheKeyIsSharedByInstancesAndSurvivesARestart(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
-		one := apptest.NewWithConfig(t, cfg)
+		one := apptest.New(t, cfg)
 		first := postWithKey(t, one, "/v1/pets", "shared", `{"name":"Rex","categoryId":1}`)
-		two := apptest.NewWithConfig(t, cfg)
+		two := apptest.New(t, cfg)
 		two.Headers = one.Headers // the same client, with the same API key, on another instance
 		sameResponse(t, first, postWithKey(t, two, "/v1/pets", "shared", `{"name":"Rex","categoryId":1}`))
 		if n := countPets(t, two); n != 1 {
@@ -101,8 +102,8 @@ func TestTheKeyIsSharedByInstancesAndSurvivesARestart(t *testing.T) {
 }
 
 func TestSameKeyForADifferentRequestAnswers422(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		if res := postWithKey(t, s, "/v1/pets", "k", `{"name":"Rex","categoryId":1}`); res.StatusCode != http.StatusCreated {
 			t.Fatalf("first: %d %s", res.StatusCode, res.Body)
 		}
@@ -125,8 +126,8 @@ func TestSameKeyForADifferentRequestAnswers422(t *testing.T) {
 }
 
 func TestDuplicateWhileTheFirstIsInFlightAnswers409(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		body := `{"name":"Rex","categoryId":1}`
 		first := postWithKey(t, s, "/v1/pets", "k", body)
 		// Put the record back in flight, as it is while the first request runs.
@@ -157,8 +158,8 @@ func TestDuplicateWhileTheFirstIsInFlightAnswers409(t *testing.T) {
 }
 
 func TestConcurrentDuplicatesCreateOnePet(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		const n = 10
 		res := make([]*apptest.Response, n)
 		var wg sync.WaitGroup
@@ -194,8 +195,8 @@ func TestConcurrentDuplicatesCreateOnePet(t *testing.T) {
 }
 
 func TestOutcomesAreReplayedButRequestAndServerErrorsAreNot(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		// A 400 did nothing and is not kept: the client fixes its body and reuses the key.
 		if res := postWithKey(t, s.Invalid(), "/v1/pets", "fix-me", `{"name":"","categoryId":1}`); res.StatusCode != 400 {
 			t.Fatalf("bad body: %d", res.StatusCode)
@@ -243,8 +244,8 @@ func TestOutcomesAreReplayedButRequestAndServerErrorsAreNot(t *testing.T) {
 }
 
 func TestExpiredKeysRunAgainAndArePurged(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		body := `{"name":"Rex","categoryId":1}`
 		first := postWithKey(t, s, "/v1/pets", "old", body)
 		postWithKey(t, s, "/v1/pets", "fresh", body)
@@ -273,7 +274,7 @@ func TestExpiredKeysRunAgainAndArePurged(t *testing.T) {
 }
 
 func TestMalformedIdempotencyKeysAreRefused(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for _, key := range []string{`""`, strings.Repeat("k", 256), "two words", "tab\there", "ключ"} {
 		res := postWithKey(t, s.Invalid(), "/v1/pets", key, `{"name":"Rex","categoryId":1}`)
 		code, msg := res.ErrorBody(t)
@@ -292,7 +293,7 @@ func TestMalformedIdempotencyKeysAreRefused(t *testing.T) {
 // A real first request held up in the database (PostgreSQL's row lock on its pet) keeps its key
 // in flight: the duplicate answers 409 at once, and once the first finishes, retries replay it.
 func TestDuplicateOfARequestStillRunningAnswers409(t *testing.T) {
-	s := apptest.New(t, apptest.Postgres)
+	s := apptest.New(t, apptest.Config(t, testenv.Postgres))
 	p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	body := fmt.Sprintf(`{"petId":%d}`, p.ID)
 	tx := s.DB.Begin()
@@ -323,7 +324,7 @@ func TestDuplicateOfARequestStillRunningAnswers409(t *testing.T) {
 }
 
 func TestServePurgesExpiredKeys(t *testing.T) {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	db := apptest.OpenDB(t, cfg)
 	now := time.Now().UTC()
 	for key, at := range map[string]time.Time{"old": now.Add(-models.IdempotencyTTL - time.Hour), "fresh": now} {
@@ -364,8 +365,8 @@ func TestServePurgesExpiredKeys(t *testing.T) {
 // Keys are scoped to the API key that sent them: another client's identical Idempotency-Key and
 // body is another request, and each client's retry replays its own first response.
 func TestTheSameKeyFromAnotherAPIKeyIsAnotherRequest(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		other := s.NewKey(t, "pro")
 		body := `{"name":"Rex","categoryId":1}`
 		asOther := func() *apptest.Response {

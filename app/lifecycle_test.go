@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -56,8 +57,8 @@ func TestEveryOrderTransitionAllowedAndRefused(t *testing.T) {
 		models.OrderPlaced: models.PetPending, models.OrderApproved: models.PetPending,
 		models.OrderDelivered: models.PetSold, models.OrderCancelled: models.PetAvailable,
 	}
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
 		pets := models.NewPetStore(s.DB)
 		for from, actions := range table {
@@ -109,8 +110,8 @@ func TestEveryOrderTransitionAllowedAndRefused(t *testing.T) {
 }
 
 func TestPlacingRecordsTheClientInThePetsHistory(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		o, p := orderIn(t, s, models.OrderDelivered)
 		h, err := models.NewPetStore(s.DB).History(t.Context(), p.ID)
 		if err != nil {
@@ -133,8 +134,8 @@ func TestPlacingRecordsTheClientInThePetsHistory(t *testing.T) {
 }
 
 func TestStaffSetStatusByHandOnlyForPetsNoOrderHolds(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		pets := models.NewPetStore(s.DB)
 		ctx := t.Context()
 
@@ -188,8 +189,8 @@ func TestStaffSetStatusByHandOnlyForPetsNoOrderHolds(t *testing.T) {
 // Staff clicking deliver and cancel at once, many times over: each order ends in exactly one of
 // the two, and its pet agrees with it.
 func TestConcurrentStaffActionsLeaveOrderAndPetInAgreement(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
 		pets := models.NewPetStore(s.DB)
 		for range 5 {
@@ -221,8 +222,8 @@ func TestConcurrentStaffActionsLeaveOrderAndPetInAgreement(t *testing.T) {
 }
 
 func TestMixedConcurrentOrdersAndCancelsNeverGiveAPetTwoLiveOrders(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
 		var ids []int64
 		for i := range 3 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // freeAddr returns a loopback address nothing listens on (for a server that binds it itself).
@@ -182,10 +183,10 @@ func TestMetricsAreOffUnlessConfiguredAndNeverOnThePublicPort(t *testing.T) {
 }
 
 func TestMetricsShowDatabasePoolUseRefusalsAndBansOnPostgres(t *testing.T) {
-	cfg := apptest.Config(t, apptest.Postgres)
+	cfg := apptest.Config(t, testenv.Postgres)
 	// A ban after 6 refusals in a minute (a tenth of the Free plan's 60), to keep the test short.
 	cfg.BanThreshold = 0.1
-	s := apptest.Start(t, cfg, apptest.Options{Clock: apptest.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))})
+	s := apptest.New(t, cfg, apptest.WithClock(testenv.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))))
 	c := s.As(s.NewKey(t, "free"))
 	for i := range 60 {
 		if res := c.Get(t, "/v1/pets"); res.StatusCode != http.StatusOK {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -52,8 +53,8 @@ func liveOrders(t *testing.T, s *apptest.Server, petID int64) int64 {
 }
 
 func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 
 		res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": "2026-12-01T10:00:00+01:00"})
@@ -98,8 +99,8 @@ func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 }
 
 func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		avail := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 		pending := createPet(t, s, map[string]any{"name": "Tom", "categoryId": 2, "status": "pending"})
 		sold := createPet(t, s, map[string]any{"name": "Kiwi", "categoryId": 3, "status": "sold"})
@@ -151,8 +152,8 @@ func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
 }
 
 func TestListOrdersPagesAndFilters(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
 		var placed []int64
 		for i := range 25 {
@@ -211,8 +212,8 @@ func TestListOrdersPagesAndFilters(t *testing.T) {
 
 // The acceptance test: however many clients race for one pet, it is sold once.
 func TestTwentyConcurrentOrdersForOnePetPlaceExactlyOne(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 		const n = 20
 		statuses := make([]int, n)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // load keeps clients sending a mix of reads and writes and sorts every answer: a success, a 503
@@ -159,7 +160,7 @@ func outageUnderLoad(t *testing.T, s *apptest.Server, fault, heal func()) {
 }
 
 func outageConfig(t *testing.T, databaseURL string) app.Config {
-	cfg := apptest.Config(t, apptest.SQLite)
+	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.DatabaseURL = databaseURL
 	cfg.DBTimeout = time.Second
 	return cfg
@@ -168,17 +169,17 @@ func outageConfig(t *testing.T, databaseURL string) app.Config {
 func TestDatabaseOutageAnswers503WithoutHangingAndRecoversWithoutRestart(t *testing.T) {
 	t.Run("connections cut", func(t *testing.T) {
 		t.Parallel()
-		u, proxy := apptest.ProxiedURL(t, apptest.PostgresSchema(t))
-		outageUnderLoad(t, apptest.NewWithConfig(t, outageConfig(t, u)), proxy.Cut, proxy.Heal)
+		u, proxy := apptest.ProxiedURL(t, testenv.PostgresSchema(t))
+		outageUnderLoad(t, apptest.New(t, outageConfig(t, u)), proxy.Cut, proxy.Heal)
 	})
 	t.Run("network partition", func(t *testing.T) {
 		t.Parallel()
-		u, proxy := apptest.ProxiedURL(t, apptest.PostgresSchema(t))
-		outageUnderLoad(t, apptest.NewWithConfig(t, outageConfig(t, u)), proxy.Partition, proxy.Heal)
+		u, proxy := apptest.ProxiedURL(t, testenv.PostgresSchema(t))
+		outageUnderLoad(t, apptest.New(t, outageConfig(t, u)), proxy.Partition, proxy.Heal)
 	})
 	t.Run("PostgreSQL stopped and started", func(t *testing.T) {
 		t.Parallel()
 		c := apptest.NewCluster(t)
-		outageUnderLoad(t, apptest.NewWithConfig(t, outageConfig(t, c.URL)), func() { c.Stop(t) }, func() { c.Start(t) })
+		outageUnderLoad(t, apptest.New(t, outageConfig(t, c.URL)), func() { c.Stop(t) }, func() { c.Start(t) })
 	})
 }

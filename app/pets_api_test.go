@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -43,8 +44,8 @@ func countPets(t *testing.T, s *apptest.Server) int {
 }
 
 func TestCreatedPetIsReturnedByListAndGet(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		res := s.PostJSON(t, "/v1/pets", map[string]any{"name": "  Rex  ", "categoryId": 1})
 		if res.StatusCode != http.StatusCreated {
 			t.Fatalf("status %d, want 201: %s", res.StatusCode, res.Body)
@@ -72,15 +73,15 @@ func TestCreatedPetIsReturnedByListAndGet(t *testing.T) {
 }
 
 func TestPetSurvivesARestart(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
-		first := apptest.NewWithConfig(t, cfg)
+		first := apptest.New(t, cfg)
 		created := createPet(t, first, map[string]any{"name": "Tom", "categoryId": 2, "status": "pending"})
 		if sqlDB, err := first.DB.DB(); err == nil {
 			sqlDB.Close()
 		}
 
-		second := apptest.NewWithConfig(t, cfg)
+		second := apptest.New(t, cfg)
 		var got pet
 		res := second.Get(t, fmt.Sprintf("/v1/pets/%d", created.ID))
 		res.JSON(t, &got)
@@ -123,8 +124,8 @@ func TestCreatePetRefusesBadInputAndChangesNothing(t *testing.T) {
 		{"no content type", "none", `{"name":"Rex","categoryId":1}`, 415, "unsupported_media_type", "application/json"},
 		{"body over 64 KiB", "", `{"name":"` + strings.Repeat("x", 65*1024) + `","categoryId":1}`, 413, "payload_too_large", "64 KiB"},
 	}
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store).Invalid()
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store)).Invalid()
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				req := s.NewRequest(t, http.MethodPost, "/v1/pets", strings.NewReader(tc.body))
@@ -152,8 +153,8 @@ func TestCreatePetRefusesBadInputAndChangesNothing(t *testing.T) {
 }
 
 func TestCreatePetAcceptsEdgeNames(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		for _, name := range []string{"R", strings.Repeat("🐕", 100), "Zoë the <b>brave</b>"} {
 			if p := createPet(t, s, map[string]any{"name": name, "categoryId": 3, "status": "sold"}); p.Name != name || p.Status != "sold" {
 				t.Fatalf("created %+v, want name %q status sold", p, name)
@@ -163,8 +164,8 @@ func TestCreatePetAcceptsEdgeNames(t *testing.T) {
 }
 
 func TestListPetsRefusesBadParameters(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		for _, q := range []string{"limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=-1", "status=lost", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y"} {
 			res := s.Invalid().Get(t, "/v1/pets?"+q)
 			if res.StatusCode != http.StatusBadRequest {
@@ -182,8 +183,8 @@ func TestListPetsRefusesBadParameters(t *testing.T) {
 var nextLink = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
 
 func TestWalkingTheListThroughLinkHeadersReturnsEachPetOnce(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		pets := make([]models.Pet, 250)
 		for i := range pets {
 			pets[i] = models.Pet{Name: fmt.Sprintf("Pet %d", i), CategoryID: int64(i%6 + 1), Status: models.PetStatuses[i%3]}
@@ -248,8 +249,8 @@ func TestWalkingTheListThroughLinkHeadersReturnsEachPetOnce(t *testing.T) {
 }
 
 func TestGetPetIsDeprecatedOnEveryResponse(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 		for _, tc := range []struct {
 			path    string
@@ -289,8 +290,8 @@ func TestGetPetIsDeprecatedOnEveryResponse(t *testing.T) {
 }
 
 func TestCategoriesAreSeeded(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		if err := models.Migrate(context.Background(), s.DB); err != nil {
 			t.Fatalf("second migration: %v", err)
 		}
@@ -310,7 +311,7 @@ func TestCategoriesAreSeeded(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for _, tc := range []struct {
 		method, path string
 		status       int
@@ -335,9 +336,9 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 }
 
 func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
-	s := apptest.Start(t, apptest.Config(t, apptest.SQLite), apptest.Options{Routes: func(a *fiber.App) {
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite), apptest.WithRoutes(func(a *fiber.App) {
 		a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
-	}})
+	}))
 	res := s.Invalid().Get(t, "/v1/explode")
 	code, msg := res.ErrorBody(t)
 	if res.StatusCode != 500 || code != "internal_error" || strings.Contains(msg, "secret") {
@@ -346,7 +347,7 @@ func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
 }
 
 func TestRequestIDIsEchoedWhenWellFormedAndMadeOtherwise(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	req := s.NewRequest(t, "GET", "/healthz", nil)
 	req.Header.Set("X-Request-ID", "abc-123")
 	if got := s.Do(t, req).Header.Get("X-Request-ID"); got != "abc-123" {
@@ -360,8 +361,8 @@ func TestRequestIDIsEchoedWhenWellFormedAndMadeOtherwise(t *testing.T) {
 }
 
 func TestHealthAndReadiness(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		if res := s.Get(t, "/healthz"); res.StatusCode != 200 {
 			t.Fatalf("/healthz: %d", res.StatusCode)
 		}
@@ -379,7 +380,7 @@ func TestHealthAndReadiness(t *testing.T) {
 }
 
 func TestCompressedBodiesAreRefusedAndChangeNothing(t *testing.T) {
-	s := apptest.New(t, apptest.SQLite)
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	req := s.NewRequest(t, http.MethodPost, "/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Content-Encoding", "gzip")

@@ -178,7 +178,7 @@ func (r *Replicas) Close() {
 		return
 	}
 	for _, db := range r.dbs {
-		closeDB(db)
+		models.Close(db)
 	}
 }
 

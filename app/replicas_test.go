@@ -14,6 +14,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
 )
@@ -28,9 +29,9 @@ type replicaSetup struct {
 
 func newReplicaSetup(t *testing.T, replicaURL func(direct string) string) replicaSetup {
 	t.Helper()
-	primaryCfg := apptest.Config(t, apptest.Postgres)
+	primaryCfg := apptest.Config(t, testenv.Postgres)
 	replicaCfg := primaryCfg
-	replicaCfg.DatabaseURL = apptest.PostgresSchema(t)
+	replicaCfg.DatabaseURL = testenv.PostgresSchema(t)
 	r := replicaSetup{cfg: primaryCfg, primary: apptest.OpenDB(t, primaryCfg), replica: apptest.OpenDB(t, replicaCfg)}
 	r.cfg.DatabaseReplicaURLs = []string{replicaURL(replicaCfg.DatabaseURL)}
 	return r
@@ -61,7 +62,7 @@ func TestCatalogueReadsGoToTheReplicaAndWritesToThePrimary(t *testing.T) {
 	if err := r.replica.Create(&models.Category{Name: "ReplicaCategory"}).Error; err != nil {
 		t.Fatal(err)
 	}
-	s := apptest.NewWithConfig(t, r.cfg)
+	s := apptest.New(t, r.cfg)
 
 	// The write lands on the primary, and its answer comes from the INSERT, not a read.
 	created := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 2})
@@ -98,7 +99,7 @@ func TestCatalogueReadsGoToTheReplicaAndWritesToThePrimary(t *testing.T) {
 
 func TestReadsInsideATransactionStayOnThePrimary(t *testing.T) {
 	r := newReplicaSetup(t, func(u string) string { return u })
-	s := apptest.NewWithConfig(t, r.cfg)
+	s := apptest.New(t, r.cfg)
 	ctx := context.Background()
 
 	var id int64
@@ -139,7 +140,7 @@ func TestAReplicaThatStopsAnsweringGetsNoReadsUntilItAnswersAgain(t *testing.T) 
 	if err := r.replica.Create(&models.Pet{Name: "OnReplica", CategoryID: 1, Status: models.PetAvailable}).Error; err != nil {
 		t.Fatal(err)
 	}
-	s := apptest.NewWithConfig(t, r.cfg)
+	s := apptest.New(t, r.cfg)
 	if names := namesOf(t, s.Get(t, "/v1/pets")); strings.Join(names, ",") != "OnReplica" {
 		t.Fatalf("before: GET /v1/pets = %v, want the replica's", names)
 	}
@@ -170,7 +171,7 @@ func TestAReplicaThatStopsAnsweringGetsNoReadsUntilItAnswersAgain(t *testing.T) 
 
 func TestReadAfterWritePathsStayOnThePrimaryWithAReplica(t *testing.T) {
 	r := newReplicaSetup(t, func(u string) string { return u })
-	s := apptest.NewWithConfig(t, r.cfg)
+	s := apptest.New(t, r.cfg)
 
 	// The replica never gets the pet (nor the API key, nor the idempotency record): every step
 	// below that reads what the step before wrote would fail if it read from the replica.
@@ -198,7 +199,7 @@ func TestReadAfterWritePathsStayOnThePrimaryWithAReplica(t *testing.T) {
 
 func TestAdminPagesShowStaffTheirOwnChangesWithAReplica(t *testing.T) {
 	r := newReplicaSetup(t, func(u string) string { return u })
-	s := apptest.NewWithConfig(t, r.cfg)
+	s := apptest.New(t, r.cfg)
 	s.CreateStaff(t, "ada", "admin password 1", models.RoleAdmin)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", "admin password 1")

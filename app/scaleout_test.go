@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -16,12 +17,12 @@ import (
 // database (and one Redis, as a deployment behind a load balancer does).
 func twoInstances(t *testing.T) (*apptest.Server, *apptest.Server) {
 	t.Helper()
-	cfg := apptest.Config(t, apptest.Postgres)
-	cfg.RedisURL, cfg.RedisPrefix = apptest.RedisURL(t), apptest.RedisPrefix(t)
+	cfg := apptest.Config(t, testenv.Postgres)
+	cfg.RedisURL, cfg.RedisPrefix = testenv.RedisURL(t), testenv.RedisPrefix(t)
 	// Pools sized as in production (instances × pool below max_connections): the test server is
 	// shared by parallel tests, and a burst on two default pools of 20 can exhaust it.
 	cfg.DBMaxOpenConns, cfg.DBMaxIdleConns = 4, 4
-	a, b := apptest.NewWithConfig(t, cfg), apptest.NewWithConfig(t, cfg)
+	a, b := apptest.New(t, cfg), apptest.New(t, cfg)
 	if a.URL == b.URL {
 		t.Fatalf("both instances listen on %s", a.URL)
 	}

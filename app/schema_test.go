@@ -25,6 +25,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/docs"
 	"pgregory.net/rapid"
 )
@@ -286,8 +287,8 @@ var schemaOptions = &openapi3filter.Options{
 
 func TestGeneratedRequestsGetTheAnswersTheDocumentPromises(t *testing.T) {
 	doc, router, ops := loadDocument(t)
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		s := apptest.New(t, store)
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
 		w := world{ids: map[string][]int64{}, security: doc.Security}
 		var cats []struct{ ID int64 }
 		s.Get(t, "/v1/categories").JSON(t, &cats)

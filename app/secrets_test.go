@@ -13,6 +13,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // withPassword puts password into a database URL. The test server trusts local connections, so
@@ -43,7 +44,7 @@ func leaks(logs string, secrets ...string) []string {
 func TestSecretsNeverReachTheLogs(t *testing.T) {
 	bin := apptest.Binary(t)
 	dbPassword := "db-pass-" + strings.Repeat("7", 12)
-	env := apptest.EnvFor(apptest.Postgres, t)
+	env := apptest.EnvFor(testenv.Postgres, t)
 	env["DATABASE_URL"] = withPassword(t, env["DATABASE_URL"], dbPassword)
 	env["PETSTORE_LOG_LEVEL"] = "debug"
 	adminPassword, staffPassword, wrongPassword := "first-admin-"+strings.Repeat("a", 9), "staff-pass-"+strings.Repeat("s", 9), "wrong-pass-"+strings.Repeat("w", 9)

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
 func TestSeedFillsEveryCategoryAndStatusConsistentlyAndIsSafeToRunTwice(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		env := map[string]string{"PETSTORE_LOG_LEVEL": "warn", "PETSTORE_DB_PATH": cfg.DBPath, "DATABASE_URL": cfg.DatabaseURL}
 		for i := range 2 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
@@ -24,7 +25,7 @@ func runWithStdin(t *testing.T, env map[string]string, stdin string, args ...str
 }
 
 func TestStaffCreateMakesAnAccountThatCanLogIn(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		env := map[string]string{"DATABASE_URL": cfg.DatabaseURL, "PETSTORE_DB_PATH": cfg.DBPath}
 		out, stderr, err := runWithStdin(t, env, "correct horse battery\n", "staff", "create", "--username", " Ann.Lee ", "--password-stdin", "--role", "admin")

@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
 // List writes its statement by hand; its filters and pages, and every column (a ship date or
 // none), must read back what was placed, on both stores.
 func TestOrderListFiltersAndPages(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		db := apptest.OpenDB(t, apptest.Config(t, store))
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		db := openDB(t, store)
 		pets, orders := models.NewPetStore(db), models.NewOrderStore(db)
 		ctx := context.Background()
 		ship := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
 
 // List writes its statement by hand; every filter, alone and combined, and the keyset page must
 // give what a reader of the table expects, on both stores.
 func TestPetListFiltersAndPages(t *testing.T) {
-	apptest.ForEachStore(t, func(t *testing.T, store apptest.Store) {
-		db := apptest.OpenDB(t, apptest.Config(t, store))
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		db := openDB(t, store)
 		pets := models.NewPetStore(db)
 		ctx := context.Background()
 		names := []string{"Rex", "rexy", "Tom", "100%_Dog", "100 Dogs", `Back\slash`}

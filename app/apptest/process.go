@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
 // Binary builds the service's real binary into the test's temporary folder and returns its
@@ -41,7 +43,7 @@ type Process struct {
 }
 
 // EnvFor returns the environment variables that select cfg's database, for StartProcess.
-func EnvFor(store Store, tb testing.TB) map[string]string {
+func EnvFor(store testenv.Store, tb testing.TB) map[string]string {
 	tb.Helper()
 	cfg := Config(tb, store)
 	if cfg.DatabaseURL != "" {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/routes/ratelimit"
 )
 
@@ -37,7 +37,7 @@ func (f *flaky) Ready(ctx context.Context) error {
 }
 
 func TestFallbackCountsLocallyWhileTheSharedLimiterIsDownAndReturnsToIt(t *testing.T) {
-	clock := apptest.NewClock(time.Date(2030, 1, 2, 10, 20, 0, 0, time.UTC))
+	clock := testenv.NewClock(time.Date(2030, 1, 2, 10, 20, 0, 0, time.UTC))
 	shared := &flaky{Limiter: ratelimit.NewMemory(clock.Now)}
 	var logs bytes.Buffer
 	f := ratelimit.NewFallback(shared, ratelimit.NewMemory(clock.Now), slog.New(slog.NewTextHandler(&logs, nil)), clock.Now, 5*time.Second)

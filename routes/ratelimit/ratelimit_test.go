@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/routes/ratelimit"
 )
 
@@ -19,9 +19,9 @@ func TestMemoryLimiter(t *testing.T) {
 }
 
 func TestRedisLimiter(t *testing.T) {
-	url := apptest.RedisURL(t)
+	url := testenv.RedisURL(t)
 	testLimiter(t, func(t *testing.T, now func() time.Time) ratelimit.Limiter {
-		return ratelimit.NewRedis(apptest.RedisClient(t, url), apptest.RedisPrefix(t), now)
+		return ratelimit.NewRedis(testenv.RedisClient(t, url), testenv.RedisPrefix(t), now)
 	})
 }
 
@@ -36,7 +36,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 	t.Run("admits the per-minute limit, refuses until the minute ends, then admits again", func(t *testing.T) {
 		t.Parallel()
-		clock := apptest.NewClock(start)
+		clock := testenv.NewClock(start)
 		l := newLimiter(t, clock.Now)
 		lim := ratelimit.Limits{PerMinute: 5, PerDay: 100}
 		for i := 1; i <= 5; i++ {
@@ -76,7 +76,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 	t.Run("the day's limit refuses until midnight UTC and the headers then describe the day", func(t *testing.T) {
 		t.Parallel()
-		clock := apptest.NewClock(time.Date(2030, 1, 2, 23, 58, 10, 0, time.UTC))
+		clock := testenv.NewClock(time.Date(2030, 1, 2, 23, 58, 10, 0, time.UTC))
 		l := newLimiter(t, clock.Now)
 		lim := ratelimit.Limits{PerMinute: 10, PerDay: 12}
 		for range 10 {
@@ -100,7 +100,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 	t.Run("a full day makes a client wait for midnight even when the minute resets first", func(t *testing.T) {
 		t.Parallel()
-		clock := apptest.NewClock(start)
+		clock := testenv.NewClock(start)
 		l := newLimiter(t, clock.Now)
 		lim := ratelimit.Limits{PerMinute: 3, PerDay: 3}
 		for i := 1; i <= 3; i++ {
@@ -116,7 +116,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 	t.Run("clients are counted apart", func(t *testing.T) {
 		t.Parallel()
-		clock := apptest.NewClock(start)
+		clock := testenv.NewClock(start)
 		l := newLimiter(t, clock.Now)
 		lim := ratelimit.Limits{PerMinute: 1, PerDay: 10}
 		take(t, l, ratelimit.KeyClient(1), lim)
@@ -132,7 +132,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 	t.Run("usage and today's traffic follow the windows", func(t *testing.T) {
 		t.Parallel()
-		clock := apptest.NewClock(start)
+		clock := testenv.NewClock(start)
 		l := newLimiter(t, clock.Now)
 		lim := ratelimit.Limits{PerMinute: 2, PerDay: 10}
 		if u := usage(t, l, "a"); u != (ratelimit.Usage{}) {
@@ -163,7 +163,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 	t.Run("100 concurrent requests against a limit of 60 admit exactly 60", func(t *testing.T) {
 		t.Parallel()
-		clock := apptest.NewClock(start)
+		clock := testenv.NewClock(start)
 		l := newLimiter(t, clock.Now)
 		lim := ratelimit.Limits{PerMinute: 60, PerDay: 1_000}
 		var (

@@ -1,0 +1,96 @@
+package apptest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+)
+
+// Response is an answer as a client sees it, with its body read.
+type Response struct {
+	*http.Response
+	Body []byte
+}
+
+// JSON decodes the body into v, failing the test when it is not JSON of that shape.
+func (r *Response) JSON(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		tb.Fatalf("%s %s: body is not the expected JSON: %v\n%s", r.Request.Method, r.Request.URL, err, r.Body)
+	}
+}
+
+// ErrorBody decodes an Error body and checks that it is complete and its status matches the
+// response's.
+func (r *Response) ErrorBody(tb testing.TB) (code, message string) {
+	tb.Helper()
+	var e struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Status  int    `json:"status"`
+	}
+	r.JSON(tb, &e)
+	if e.Status != r.StatusCode || e.Code == "" || e.Message == "" {
+		tb.Fatalf("%s %s: not a complete Error body for status %d: %s", r.Request.Method, r.Request.URL, r.StatusCode, r.Body)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		tb.Fatalf("%s %s: error Content-Type %q, want application/json", r.Request.Method, r.Request.URL, ct)
+	}
+	return e.Code, e.Message
+}
+
+// NewRequest makes a request to the server; target is a path such as /v1/pets.
+func (s *Server) NewRequest(tb testing.TB, method, target string, body io.Reader) *http.Request {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.URL+target, body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return req
+}
+
+// Do sends a request over the loopback connection and reads the answer. An exchange with /v1 is
+// checked against the published API document (see Invalid).
+func (s *Server) Do(tb testing.TB, req *http.Request) *Response {
+	tb.Helper()
+	var reqBody []byte
+	if req.Body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(req.Body); err != nil {
+			tb.Fatal(err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
+	out := s.DoUnchecked(tb, req)
+	s.checkContract(tb, req, reqBody, out)
+	return out
+}
+
+// Get sends a GET to target, a path such as /v1/pets.
+func (s *Server) Get(tb testing.TB, target string) *Response {
+	tb.Helper()
+	return s.Do(tb, s.NewRequest(tb, http.MethodGet, target, nil))
+}
+
+// PostJSON sends a POST whose body is v encoded as JSON, or the bytes themselves for a string
+// or []byte (to send malformed bodies).
+func (s *Server) PostJSON(tb testing.TB, target string, v any) *Response {
+	tb.Helper()
+	var body []byte
+	switch b := v.(type) {
+	case string:
+		body = []byte(b)
+	case []byte:
+		body = b
+	default:
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	req := s.NewRequest(tb, http.MethodPost, target, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return s.Do(tb, req)
+}

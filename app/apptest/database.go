@@ -1,0 +1,48 @@
+package apptest
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/petstore/petstore/app"
+	"github.com/petstore/petstore/app/apptest/testenv"
+	"github.com/petstore/petstore/models"
+	"gorm.io/gorm"
+)
+
+// Config returns the default service configuration on a fresh, empty database of the given
+// kind, which is dropped when the test ends.
+func Config(tb testing.TB, store testenv.Store) app.Config {
+	tb.Helper()
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d := testenv.NewDatabase(tb, store)
+	cfg.DatabaseURL = d.PostgresURL
+	if d.SQLitePath != "" {
+		cfg.DBPath = d.SQLitePath
+	}
+	return cfg
+}
+
+// OpenDB opens and migrates the database of cfg, with its read replicas, closed when the test
+// ends.
+func OpenDB(tb testing.TB, cfg app.Config) *gorm.DB {
+	tb.Helper()
+	db, err := app.OpenDB(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { models.Close(db) })
+	if err := models.Migrate(context.Background(), db); err != nil {
+		tb.Fatal(err)
+	}
+	replicas, err := app.UseReplicas(context.Background(), db, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(replicas.Close)
+	return db
+}

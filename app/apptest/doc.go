@@ -1,0 +1,6 @@
+// Package apptest starts the real service for tests, on a real database of either kind (see
+// testenv), and talks to it as a client does: every exchange with /v1 is held to the published
+// API document. Files by concern: server.go starts a server, client.go sends requests,
+// contract.go checks them, admin.go and chromium.go drive the admin pages, process.go runs the
+// real binary, faults.go and cluster.go break the database on purpose.
+package apptest
