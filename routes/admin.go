@@ -15,7 +15,6 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes/ratelimit"
-	"github.com/petstore/petstore/static"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
 )
@@ -255,17 +254,4 @@ func adminError(c *fiber.Ctx, err error, body Error) error {
 	}
 	c.Status(body.Status)
 	return render(c, views.ErrorPage(page(c, e.Title, ""), e))
-}
-
-// serveStatic serves the embedded files under their content-hashed names: a name changes
-// whenever its content does, so browsers may keep each one for a year.
-func serveStatic(c *fiber.Ctx) error {
-	a, ok := static.Lookup(c.Params("file"))
-	if !ok {
-		return fiber.ErrNotFound
-	}
-	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
-	c.Set(fiber.HeaderContentType, a.ContentType)
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	return c.Send(a.Body)
 }
