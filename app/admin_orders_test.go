@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
@@ -51,7 +52,8 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 			t.Fatalf("an available pet's page offers no order form or shows orders\n%s", pet.Body)
 		}
 
-		p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", petID), url.Values{"shipDate": {"2026-12-24"}})
+		day := time.Now().UTC().AddDate(0, 0, 30).Format(time.DateOnly)
+		p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", petID), url.Values{"shipDate": {day}})
 		wantStatus(t, p, http.StatusSeeOther)
 		m := orderPage.FindStringSubmatch(p.Location())
 		if m == nil {
@@ -62,7 +64,7 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 		if got := actionsOffered(order); got != "approve,cancel" {
 			t.Fatalf("a placed order offers %q, want approve,cancel", got)
 		}
-		if order.TestID("order-fields").Find(`[data-testid="status"]`).Text() != "placed" || !strings.Contains(order.TestID("order-fields").Text(), "2026-12-24") {
+		if order.TestID("order-fields").Find(`[data-testid="status"]`).Text() != "placed" || !strings.Contains(order.TestID("order-fields").Text(), day) {
 			t.Fatalf("order fields: %s", order.TestID("order-fields").Text())
 		}
 

@@ -220,7 +220,7 @@ func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T)
 	wantError(t, c.Get(t, "/v1/pets"), http.StatusTooManyRequests, "api_key_banned", "120")
 
 	// Unbanned through the instance's own store (as the admin pages do): at once.
-	if _, err := s.Keys.Unban(context.Background(), k.ID); err != nil {
+	if _, err := s.Keys.Unban(models.WithActor(context.Background(), models.ActorCLI), k.ID); err != nil {
 		t.Fatal(err)
 	}
 	// The minute is still full, and the rest of its refusals do not ban again.
@@ -247,7 +247,7 @@ func TestRevokedAndExpiredKeysAnswer401(t *testing.T) {
 		if res := c.Get(t, "/v1/pets"); res.StatusCode != http.StatusOK {
 			t.Fatalf("before revocation: %d %s", res.StatusCode, res.Body)
 		}
-		if _, err := s.Keys.Revoke(ctx, k.ID); err != nil {
+		if _, err := s.Keys.Revoke(models.WithActor(ctx, models.ActorCLI), k.ID); err != nil {
 			t.Fatal(err)
 		}
 		res := c.Get(t, "/v1/pets")
@@ -395,7 +395,7 @@ func TestEachPlanHasItsLimitsAndAPlanChangeAppliesToTheNextRequest(t *testing.T)
 	k, plain := s.CreateKey(t, models.NewAPIKey{Name: "custom", Plan: "enterprise", PerMinute: 5000, PerDay: 7000})
 	c := s.As(plain)
 	wantRateLimit(t, c.Get(t, "/v1/pets"), 5000, 4999, testMinuteEnd)
-	if _, err := s.Keys.SetPlan(context.Background(), k.ID, "pro", 0, 0); err != nil {
+	if _, err := s.Keys.SetPlan(models.WithActor(context.Background(), models.ActorCLI), k.ID, "pro", 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	wantRateLimit(t, c.Get(t, "/v1/pets"), 300, 298, testMinuteEnd)

@@ -84,7 +84,8 @@ func runKeys(e *env, name string, rest []string) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
-	err = sub.run(e.ctx, models.NewAPIKeyStore(db, models.KeyStoreOptions{}), args)
+	// The audit log records these changes as the command line's.
+	err = sub.run(models.WithActor(e.ctx, models.ActorCLI), models.NewAPIKeyStore(db, models.KeyStoreOptions{}), args)
 	var me *models.Error
 	if errors.As(err, &me) {
 		return fmt.Errorf("keys %s: %s", name, flagNames.Replace(me.Message))

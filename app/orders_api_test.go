@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
@@ -57,15 +58,16 @@ func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 
-		res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": "2026-12-01T10:00:00+01:00"})
+		day := time.Now().UTC().AddDate(0, 0, 30).Format(time.DateOnly)
+		res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": day + "T10:00:00+01:00"})
 		if res.StatusCode != http.StatusCreated {
 			t.Fatalf("status %d, want 201: %s", res.StatusCode, res.Body)
 		}
 		var o order
 		res.JSON(t, &o)
 		if o.ID < 1 || o.PetID != p.ID || o.Quantity != 1 || o.Status != "placed" || o.Complete || o.CreatedAt == "" ||
-			o.ShipDate != "2026-12-01T09:00:00Z" {
-			t.Fatalf("order %+v: want an id, pet %d, quantity 1, placed, not complete, shipDate 2026-12-01T09:00:00Z", o, p.ID)
+			o.ShipDate != day+"T09:00:00Z" {
+			t.Fatalf("order %+v: want an id, pet %d, quantity 1, placed, not complete, shipDate %sT09:00:00Z", o, p.ID, day)
 		}
 		loc := res.Header.Get("Location")
 		if loc != fmt.Sprintf("/v1/store/orders/%d", o.ID) {

@@ -232,7 +232,12 @@ func (s *APIKeyStore) Create(ctx context.Context, n NewAPIKey) (*APIKey, string,
 	for trial := 1; ; trial++ {
 		plain := generateKey()
 		k.ID, k.Prefix, k.Hash = 0, plain[:prefixLen], hashHex(plain)
-		err := s.db.WithContext(ctx).Create(&k).Error
+		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Create(&k).Error; err != nil {
+				return err
+			}
+			return recordChange(tx, Change{Object: ObjectAPIKey, ID: k.ID, Name: k.Name, Action: AuditCreate, After: k.auditFields()})
+		})
 		if err == nil {
 			return &k, plain, nil
 		}
@@ -279,7 +284,7 @@ func (s *APIKeyStore) Get(ctx context.Context, id int64) (*APIKey, error) {
 
 // Revoke ends a key for good; revoking a revoked key keeps its first revocation time.
 func (s *APIKeyStore) Revoke(ctx context.Context, id int64) (*APIKey, error) {
-	return s.update(ctx, id, map[string]any{"revoked_at": s.stamp()}, "revoked_at IS NULL")
+	return s.update(ctx, id, AuditRevoke, map[string]any{"revoked_at": s.stamp()}, "revoked_at IS NULL")
 }
 
 // SetPlan moves a key to another plan; perMinute and perDay are required for enterprise and
@@ -289,17 +294,19 @@ func (s *APIKeyStore) SetPlan(ctx context.Context, id int64, plan string, perMin
 	if err != nil {
 		return nil, err
 	}
-	return s.update(ctx, id, map[string]any{"plan": p, "per_minute": limits.PerMinute, "per_day": limits.PerDay}, "")
+	return s.update(ctx, id, AuditUpdate, map[string]any{"plan": p, "per_minute": limits.PerMinute, "per_day": limits.PerDay}, "")
 }
 
 // Unban lifts a temporary ban at once; a key that is not banned is left as it is.
 func (s *APIKeyStore) Unban(ctx context.Context, id int64) (*APIKey, error) {
-	return s.update(ctx, id, map[string]any{"banned_until": nil}, "banned_until IS NOT NULL")
+	return s.update(ctx, id, AuditUnban, map[string]any{"banned_until": nil}, "banned_until IS NOT NULL")
 }
 
 // Ban bans a key until the given time, unless it is already banned; it returns the key with
-// the ban that holds, so instances that decide to ban at once agree on its end.
+// the ban that holds, so instances that decide to ban at once agree on its end. The audit log
+// records the rate limiter as the one who banned.
 func (s *APIKeyStore) Ban(ctx context.Context, id int64, until time.Time) (*APIKey, error) {
+	ctx = WithActor(ctx, ActorRateLimiter)
 	k, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -308,25 +315,44 @@ func (s *APIKeyStore) Ban(ctx context.Context, id int64, until time.Time) (*APIK
 		s.remember(*k)
 		return k, nil
 	}
-	return s.update(ctx, id, map[string]any{"banned_until": until.UTC().Truncate(time.Microsecond)}, "")
+	return s.update(ctx, id, AuditBan, map[string]any{"banned_until": until.UTC().Truncate(time.Microsecond)}, "")
 }
 
-// update changes one key's columns (only where cond holds, when given), then reads it back
-// and refreshes this instance's cached copy, so the change applies to its next request.
-func (s *APIKeyStore) update(ctx context.Context, id int64, cols map[string]any, cond string) (*APIKey, error) {
-	q := s.db.WithContext(ctx).Model(&APIKey{}).Where("id = ?", id)
-	if cond != "" {
-		q = q.Where(cond)
-	}
-	if err := q.Updates(cols).Error; err != nil {
+// update changes one key's columns (only where cond holds, when given) and records the change
+// as action, then reads the key back and refreshes this instance's cached copy, so the change
+// applies to its next request.
+func (s *APIKeyStore) update(ctx context.Context, id int64, action string, cols map[string]any, cond string) (*APIKey, error) {
+	var k APIKey
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(forUpdate).Take(&k, id).Error; err != nil {
+			return storeError(err, "API key "+strconv.FormatInt(id, 10)+" not found")
+		}
+		before := k.auditFields()
+		q := tx.Model(&APIKey{}).Where("id = ?", id)
+		if cond != "" {
+			q = q.Where(cond)
+		}
+		if err := q.Updates(cols).Error; err != nil {
+			return err
+		}
+		k = APIKey{}
+		if err := tx.Take(&k, id).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectAPIKey, ID: k.ID, Name: k.Name, Action: action, Before: before, After: k.auditFields()})
+	})
+	if err != nil {
 		return nil, storeError(err, "")
 	}
-	k, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s.remember(*k)
-	return k, nil
+	s.withPendingUse(&k)
+	s.remember(k)
+	return &k, nil
+}
+
+// auditFields are what the audit log keeps of a key: never its hash.
+func (k *APIKey) auditFields() Fields {
+	return Fields{"name": k.Name, "plan": k.Plan, "perMinute": k.PerMinute, "perDay": k.PerDay,
+		"expiresAt": k.ExpiresAt, "revokedAt": k.RevokedAt, "bannedUntil": k.BannedUntil}
 }
 
 // Authenticate returns the key a client sent, or invalid_api_key when it is unknown, revoked or

@@ -35,7 +35,7 @@ func (s *PetStore) SetStatus(ctx context.Context, id int64, to PetStatus, actor 
 		return nil, err
 	}
 	var pet *Pet
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		p, err := lockPet(tx, id)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 var tables = []any{&Category{}, &Pet{}, &APIKey{},
 	&Order{}, &StatusChange{}, &IdempotencyRecord{},
 	&Staff{},
+	&AuditEntry{},
 }
 
 // migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once

@@ -24,6 +24,11 @@ type Order struct {
 	UpdatedAt time.Time
 }
 
+// auditFields are what the audit log keeps of an order (its quantity is always 1).
+func (o *Order) auditFields() Fields {
+	return Fields{"petId": o.PetID, "status": o.Status, "shipDate": o.ShipDate}
+}
+
 // Actions lists what staff may do with the order now (see AllowedActions).
 func (o *Order) Actions() []Action { return AllowedActions(o.Status) }
 
@@ -35,8 +40,9 @@ type NewOrder struct {
 }
 
 // Validate checks every field and returns the order to place; quantity defaults to 1, the
-// only quantity there is for one animal. The pet's existence and status are checked by Place.
-func (n NewOrder) Validate() (Order, error) {
+// only quantity there is for one animal, and a ship date may not be before now's UTC day. The
+// pet's existence and status are checked by Place.
+func (n NewOrder) Validate(now time.Time) (Order, error) {
 	o := Order{Quantity: 1}
 	var errs fieldErrors
 	switch {
@@ -52,6 +58,9 @@ func (n NewOrder) Validate() (Order, error) {
 	}
 	if n.ShipDate != nil {
 		d := n.ShipDate.UTC().Truncate(time.Microsecond)
+		if today := now.UTC().Truncate(24 * time.Hour); d.Before(today) {
+			errs.add(FieldError("shipDate", "must not be before today (%s, UTC), got %s", today.Format(time.DateOnly), d.Format(time.RFC3339)))
+		}
 		o.ShipDate = &d
 	}
 	return o, errs.err()
@@ -80,11 +89,11 @@ var forUpdate = clause.Locking{Strength: clause.LockingStrengthUpdate}
 // Place validates the order and places it in one transaction: the pet must be available, and
 // becomes pending. A pet that does not exist is not_found; one that is not available, a conflict.
 func (s *OrderStore) Place(ctx context.Context, n NewOrder, actor string) (*Order, error) {
-	o, err := n.Validate()
+	o, err := n.Validate(s.db.NowFunc())
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		p, err := lockPet(tx, o.PetID)
 		if err != nil {
 			return err
@@ -99,6 +108,9 @@ func (s *OrderStore) Place(ctx context.Context, n NewOrder, actor string) (*Orde
 			return err
 		}
 		change.OrderID = &o.ID
+		if err := recordChange(tx, Change{Object: ObjectOrder, ID: o.ID, Name: p.Name, Action: string(ActionPlace), After: o.auditFields()}); err != nil {
+			return err
+		}
 		return record(tx, p, &change)
 	})
 	if err != nil {
@@ -130,7 +142,7 @@ func (s *OrderStore) Apply(ctx context.Context, id int64, a Action, actor string
 		return nil, Errorf(EInternal, "Apply cannot place an order; use Place")
 	}
 	var o Order
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Clauses(forUpdate).Take(&o, id).Error; err != nil {
 			return storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
 		}
@@ -138,8 +150,12 @@ func (s *OrderStore) Apply(ctx context.Context, id int64, a Action, actor string
 		if err != nil {
 			return err
 		}
+		before := o.auditFields()
 		change, err := apply(a, &o, p, actor, tx.NowFunc())
 		if err != nil {
+			return err
+		}
+		if err := recordChange(tx, Change{Object: ObjectOrder, ID: o.ID, Name: p.Name, Action: string(a), Before: before, After: o.auditFields()}); err != nil {
 			return err
 		}
 		err = tx.Model(&Order{ID: o.ID}).Updates(map[string]any{
@@ -227,10 +243,20 @@ func lockPet(tx *gorm.DB, id int64) (*Pet, error) {
 	return &p, nil
 }
 
-// record stores a pet's new status, when it changed, and the change itself.
+// record stores a pet's new status, when it changed, and the change itself, in the status
+// history and in the audit log (a status that follows an order's action is an update of the pet).
 func record(tx *gorm.DB, p *Pet, change *StatusChange) error {
 	if change.PetFrom != change.PetTo {
 		err := tx.Model(&Pet{ID: p.ID}).Updates(map[string]any{"status": p.Status, "updated_at": p.UpdatedAt}).Error
+		if err != nil {
+			return err
+		}
+		action := AuditUpdate
+		if change.Action == ActionSetStatus {
+			action = string(ActionSetStatus)
+		}
+		err = recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: action,
+			Before: Fields{"status": change.PetFrom}, After: Fields{"status": change.PetTo}})
 		if err != nil {
 			return err
 		}

@@ -45,6 +45,11 @@ type Pet struct {
 	UpdatedAt  time.Time
 }
 
+// auditFields are what the audit log keeps of a pet.
+func (p *Pet) auditFields() Fields {
+	return Fields{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status}
+}
+
 // NewPet is what a user gives to add a pet. Nil means the field was not given.
 type NewPet struct {
 	Name       *string
@@ -156,7 +161,12 @@ func (s *PetStore) Create(ctx context.Context, n NewPet) (*Pet, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.WithContext(ctx).Omit("Category").Create(&p).Error
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Omit("Category").Create(&p).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditCreate, After: p.auditFields()})
+	})
 	if errors.Is(err, gorm.ErrForeignKeyViolated) {
 		return nil, FieldError("categoryId", "no category with id %d", p.CategoryID)
 	}

@@ -28,14 +28,20 @@ func (s *PetStore) Update(ctx context.Context, id int64, e PetEdit) (*Pet, error
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	p, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	p.Name, p.CategoryID = name, *e.CategoryID
-	err = s.db.WithContext(ctx).Model(p).Omit("Category").Updates(map[string]any{"name": p.Name, "category_id": p.CategoryID}).Error
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		p, err := lockPet(tx, id)
+		if err != nil {
+			return err
+		}
+		before := p.auditFields()
+		p.Name, p.CategoryID = name, *e.CategoryID
+		if err := tx.Model(p).Omit("Category").Updates(map[string]any{"name": p.Name, "category_id": p.CategoryID}).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditUpdate, Before: before, After: p.auditFields()})
+	})
 	if errors.Is(err, gorm.ErrForeignKeyViolated) {
-		return nil, FieldError("categoryId", "no category with id %d", p.CategoryID)
+		return nil, FieldError("categoryId", "no category with id %d", *e.CategoryID)
 	}
 	if err != nil {
 		return nil, storeError(err, "")

@@ -154,6 +154,7 @@ func (a *admin) requireStaff(c *fiber.Ctx) error {
 		c.Locals(flashLocal{}, flash)
 	}
 	c.Locals(meLocal{}, st)
+	c.SetUserContext(models.WithActor(c.UserContext(), models.StaffActor(st.Username)))
 	return c.Next()
 }
 

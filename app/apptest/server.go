@@ -107,7 +107,7 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 // CreateKey issues a key through the server's store and returns it with its plain key.
 func (s *Server) CreateKey(tb testing.TB, n models.NewAPIKey) (*models.APIKey, string) {
 	tb.Helper()
-	k, plain, err := s.Keys.Create(context.Background(), n)
+	k, plain, err := s.Keys.Create(models.WithActor(context.Background(), models.ActorCLI), n)
 	if err != nil {
 		tb.Fatalf("create API key %+v: %v", n, err)
 	}
