@@ -53,6 +53,17 @@ func liveOrders(t *testing.T, s *apptest.Server, petID int64) int64 {
 	return n
 }
 
+func TestAShipDateMayBeAnyTimeOfTheCurrentUTCDayOrLater(t *testing.T) {
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
+	today := time.Now().UTC().Format(time.DateOnly)
+	for _, ship := range []string{today + "T00:00:00Z", today + "T00:00:00-05:00"} {
+		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
+		if res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": ship}); res.StatusCode != http.StatusCreated {
+			t.Fatalf("shipDate %s: %d %s", ship, res.StatusCode, res.Body)
+		}
+	}
+}
+
 func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
@@ -122,6 +133,8 @@ func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
 			{"quantity over int32", fmt.Sprintf(`{"petId":%d,"quantity":3000000000}`, avail.ID), 400, "validation_failed", "quantity"},
 			{"shipDate not a date", fmt.Sprintf(`{"petId":%d,"shipDate":"next tuesday"}`, avail.ID), 400, "validation_failed", "shipDate"},
 			{"shipDate without a zone", fmt.Sprintf(`{"petId":%d,"shipDate":"2026-12-01T10:00:00"}`, avail.ID), 400, "validation_failed", "shipDate"},
+			{"shipDate in the past", fmt.Sprintf(`{"petId":%d,"shipDate":"2020-01-01T00:00:00Z"}`, avail.ID), 400, "validation_failed", "shipDate: must not be before today"},
+			{"shipDate the day before today", fmt.Sprintf(`{"petId":%d,"shipDate":"%sT23:59:59Z"}`, avail.ID, time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)), 400, "validation_failed", "shipDate"},
 			{"unknown field", fmt.Sprintf(`{"petId":%d,"status":"delivered"}`, avail.ID), 400, "invalid_request", "status"},
 			{"malformed JSON", `{"petId":`, 400, "invalid_request", "JSON"},
 			{"no such pet", `{"petId":987654}`, 404, "not_found", "987654"},

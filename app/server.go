@@ -115,6 +115,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		ReplicasReady:   replicasReady,
 		AdminPets:       models.NewPetStore(PrimaryOnly(db)),
 		AdminCategories: models.NewCategoryStore(PrimaryOnly(db)),
+		Audit:           models.NewAuditStore(PrimaryOnly(db)),
 
 		ProductionURL: cfg.ProductionURL,
 		StagingURL:    cfg.StagingURL,

@@ -139,14 +139,20 @@ func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error 
 		return err
 	}
 	d.Pet = petRow(p, map[int64]string{cat.ID: cat.Name})
-	if d.Status == "" {
-		d.Status = string(p.Status)
-	}
 	d.Orders = make([]views.OrderRow, len(orders))
 	for i := range orders {
 		d.Orders[i] = orderRow(&orders[i], p.Name)
 	}
-	d.History = historyRows(history)
+	if h := models.HoldingOrder(orders); h != nil {
+		d.Holder = orderRow(h, p.Name)
+	}
+	if d.History, err = a.historyRows(c, history); err != nil {
+		return err
+	}
+	d.Today = time.Now().UTC().Format(time.DateOnly)
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectPet, id); err != nil {
+		return err
+	}
 	return render(c, views.PetDetail(page(c, p.Name, views.SectionPets), d))
 }
 
@@ -166,6 +172,10 @@ func (a *admin) setPetStatus(c *fiber.Ctx) error {
 		return err
 	}
 	c.Status(statusOf(err))
+	if models.ErrorCode(err) == models.EConflict {
+		// The page was stale: an order took the pet since. The page shown now says which.
+		return a.renderPet(c, id, views.PetDetailProps{Refusal: "The status was not changed: an order now decides it (see below)."})
+	}
 	return a.renderPet(c, id, views.PetDetailProps{Status: status, StatusError: fieldMessage(err, "status")})
 }
 
@@ -194,7 +204,11 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 		return err
 	}
 	c.Status(statusOf(err))
-	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: models.ErrorMessage(err)})
+	if models.ErrorCode(err) == models.EConflict {
+		// The page was stale: the pet is no longer available, and the page shown now has no order form.
+		return a.renderPet(c, id, views.PetDetailProps{Refusal: "The order was not placed: this pet is no longer available."})
+	}
+	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: fieldMessage(err, "shipDate")})
 }
 
 // newPetForm is the empty form that adds a pet.

@@ -28,6 +28,8 @@ type Deps struct {
 	Sessions       fiber.Storage
 	SessionTimeout time.Duration
 	Orders         *models.OrderStore
+	// Audit reads the audit log (from the primary, like AdminPets).
+	Audit *models.AuditStore
 	IdemKeys       *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
 	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
 	// by the served API document.
@@ -80,11 +82,10 @@ func Register(app *fiber.App, d Deps) {
 	// The API documentation: Swagger UI, Redoc and the OpenAPI 3 document, all embedded.
 	docs := newDocsSite(d.ProductionURL, d.StagingURL)
 	app.Get("/docs", docs.swaggerUI)
-	app.Get("/docs/swagger-init.js", docs.swaggerInit)
 	app.Get("/docs/redoc", docs.redoc)
-	app.Get("/docs/redoc.standalone.js", docs.redocScript)
 	app.Get("/docs/openapi.json", docs.document)
-	app.Get("/docs/:asset", docs.swaggerAsset)
+	app.Get("/docs/:asset", docs.asset) // scripts and styles, by content-hashed name
+	app.Get("/favicon.ico", serveFavicon)
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
@@ -112,6 +113,8 @@ func Register(app *fiber.App, d Deps) {
 	adm.Post("/login", a.login)
 	adm.Get("/logout", staff, logoutConfirm)
 	adm.Post("/logout", a.logout)
+	adm.Get("/account", staff, a.account)
+	adm.Post("/account/password", staff, a.changePassword)
 	adm.Get("/", staff, a.dashboard)
 	adm.Get("/pets", staff, a.listPets)
 	adm.Post("/pets", staff, a.createPet)
@@ -137,8 +140,11 @@ func Register(app *fiber.App, d Deps) {
 	adm.Post("/keys/:id/unban", staff, requireAdmin, a.unbanKey)
 	adm.Get("/staff", staff, requireAdmin, a.listStaff)
 	adm.Post("/staff", staff, requireAdmin, a.createStaff)
+	adm.Get("/staff/:id", staff, requireAdmin, a.showStaff)
+	adm.Post("/staff/:id/password", staff, requireAdmin, a.resetPassword)
 	adm.Post("/staff/:id/disable", staff, requireAdmin, a.setStaffDisabled(true))
 	adm.Post("/staff/:id/enable", staff, requireAdmin, a.setStaffDisabled(false))
+	adm.Get("/audit", staff, requireAdmin, a.listAudit)
 	// Last: an unknown admin page is a 404 inside the layout, after the session check.
 	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
 }

@@ -25,6 +25,8 @@ const (
 	SectionOrders     = "orders"
 	SectionKeys       = "keys"
 	SectionStaff      = "staff"
+	SectionAudit      = "audit"
+	SectionAccount    = "account"
 )
 
 // Page is what the layout needs on every page.
