@@ -29,8 +29,8 @@ type Deps struct {
 	SessionTimeout time.Duration
 	Orders         *models.OrderStore
 	// Audit reads the audit log (from the primary, like AdminPets).
-	Audit *models.AuditStore
-	IdemKeys       *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
+	Audit    *models.AuditStore
+	IdemKeys *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
 	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
 	// by the served API document.
 	ProductionURL string
