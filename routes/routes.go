@@ -28,9 +28,7 @@ type Deps struct {
 	Sessions       fiber.Storage
 	SessionTimeout time.Duration
 	Orders         *models.OrderStore
-	// Audit reads the audit log (from the primary, like AdminPets).
-	Audit    *models.AuditStore
-	IdemKeys *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
+	IdemKeys       *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
 	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
 	// by the served API document.
 	ProductionURL string
@@ -52,6 +50,8 @@ type Deps struct {
 	// read replicas, so staff see their own changes on the page they are sent to next.
 	AdminPets       *models.PetStore
 	AdminCategories *models.CategoryStore
+	// Audit reads the audit log, from the primary too.
+	Audit *models.AuditStore
 	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
 	CORSOrigins []string
 }
