@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -171,6 +173,7 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 	if off, err := log.offsite(ctx, s.URL); err != nil || len(off) > 0 {
 		t.Fatalf("Swagger UI reached outside the service: %v %v", off, err)
 	}
+	saveScreenshot(t, ctx, "swagger-ui")
 }
 
 func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
@@ -204,5 +207,19 @@ func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
 	}
 	if off, err := log.offsite(ctx, s.URL); err != nil || len(off) > 0 {
 		t.Fatalf("Redoc reached outside the service: %v %v", off, err)
+	}
+	saveScreenshot(t, ctx, "redoc")
+}
+
+// saveScreenshot keeps what the browser shows under the test's artifact folder (kept with go
+// test -artifacts).
+func saveScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

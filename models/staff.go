@@ -286,7 +286,7 @@ func lockStaff(tx *gorm.DB, id int64) (*Staff, error) {
 }
 
 // ErrWrongPassword refuses a password change whose current password is wrong.
-var ErrWrongPassword = &Error{Code: EValidation, Field: "current", Message: "current: is not your current password"}
+var ErrWrongPassword = &Error{Code: EValidation, Field: "current", Message: "current: that is not your current password"}
 
 // ChangePassword sets a new password for the account's owner, who must give the current one. It
 // clears a reset's must-change mark and ends the account's other sessions (PasswordChangedAt).

@@ -225,16 +225,20 @@ func fieldChanges(before, after models.Fields, categories map[int64]string) []vi
 		}
 	}
 	slices.Sort(keys)
-	out := make([]views.FieldChange, len(keys))
-	for i, k := range keys {
+	out := make([]views.FieldChange, 0, len(keys))
+	for _, k := range keys {
 		label := auditFieldNames[k]
 		if label == "" {
 			label = k
 		}
 		b, hasB := before[k]
 		af, hasA := after[k]
-		out[i] = views.FieldChange{Field: label, HasBefore: hasB && before != nil, HasAfter: hasA && after != nil,
-			Before: fieldValue(k, b, categories), After: fieldValue(k, af, categories)}
+		// A creation or a deletion lists what the object had; fields it had none of say nothing.
+		if (before == nil && af == nil) || (after == nil && b == nil) {
+			continue
+		}
+		out = append(out, views.FieldChange{Field: label, HasBefore: hasB && before != nil, HasAfter: hasA && after != nil,
+			Before: fieldValue(k, b, categories), After: fieldValue(k, af, categories)})
 	}
 	return out
 }
@@ -261,7 +265,7 @@ func fieldValue(field string, v any, categories map[int64]string) string {
 		case "petId":
 			return "#" + strconv.FormatInt(n, 10)
 		}
-		return strconv.FormatInt(n, 10)
+		return views.Thousands(n)
 	case string:
 		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 			return t.UTC().Format("2006-01-02 15:04 UTC")

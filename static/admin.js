@@ -23,3 +23,6 @@ document.querySelectorAll("[data-close-confirm]").forEach(function (link) {
     details.querySelector("summary").focus();
   });
 });
+// On a phone the navigation is one line that scrolls sideways: show the current page's link.
+var current = document.querySelector('.nav a[aria-current="page"]');
+if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest", inline: "nearest" });
