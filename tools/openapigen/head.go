@@ -18,7 +18,7 @@ func addHeadOperations(doc *openapi3.T) {
 		get := item.Get
 		head := *get
 		head.OperationID = get.OperationID + "Head"
-		head.Summary = get.Summary + " (headers only)"
+		head.Summary = get.Summary + ", headers only"
 		head.Description = "Answers as `" + get.OperationID + "` does, with the same status and headers, but without a body."
 		head.Extensions = maps.Clone(get.Extensions)
 		head.Responses = openapi3.NewResponses()

@@ -537,7 +537,7 @@ type ClientInterface interface {
 	// Corresponds with GET /categories (the `ListCategories` operationId).
 	ListCategories(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCategoriesHead List categories (headers only)
+	// ListCategoriesHead List categories, headers only
 	//
 	// Answers as `listCategories` does, with the same status and headers, but without a body.
 	//
@@ -551,7 +551,7 @@ type ClientInterface interface {
 	// Corresponds with GET /pets (the `ListPets` operationId).
 	ListPets(ctx context.Context, params *ListPetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListPetsHead List animals (headers only)
+	// ListPetsHead List animals, headers only
 	//
 	// Answers as `listPets` does, with the same status and headers, but without a body.
 	//
@@ -585,7 +585,7 @@ type ClientInterface interface {
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	GetPet(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetPetHead Get an animal (deprecated) (headers only)
+	// GetPetHead Get an animal (deprecated), headers only
 	//
 	// Answers as `getPet` does, with the same status and headers, but without a body.
 	//
@@ -601,7 +601,7 @@ type ClientInterface interface {
 	// Corresponds with GET /store/orders (the `ListOrders` operationId).
 	ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListOrdersHead List store orders (headers only)
+	// ListOrdersHead List store orders, headers only
 	//
 	// Answers as `listOrders` does, with the same status and headers, but without a body.
 	//
@@ -633,7 +633,7 @@ type ClientInterface interface {
 	// Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
 	GetOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetOrderHead Get a store order (headers only)
+	// GetOrderHead Get a store order, headers only
 	//
 	// Answers as `getOrder` does, with the same status and headers, but without a body.
 	//
@@ -658,7 +658,7 @@ func (c *Client) ListCategories(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
-// ListCategoriesHead List categories (headers only)
+// ListCategoriesHead List categories, headers only
 //
 // Answers as `listCategories` does, with the same status and headers, but without a body.
 //
@@ -692,7 +692,7 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 	return c.Client.Do(req)
 }
 
-// ListPetsHead List animals (headers only)
+// ListPetsHead List animals, headers only
 //
 // Answers as `listPets` does, with the same status and headers, but without a body.
 //
@@ -765,7 +765,7 @@ func (c *Client) GetPet(ctx context.Context, petId int64, reqEditors ...RequestE
 	return c.Client.Do(req)
 }
 
-// GetPetHead Get an animal (deprecated) (headers only)
+// GetPetHead Get an animal (deprecated), headers only
 //
 // Answers as `getPet` does, with the same status and headers, but without a body.
 //
@@ -800,7 +800,7 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 	return c.Client.Do(req)
 }
 
-// ListOrdersHead List store orders (headers only)
+// ListOrdersHead List store orders, headers only
 //
 // Answers as `listOrders` does, with the same status and headers, but without a body.
 //
@@ -872,7 +872,7 @@ func (c *Client) GetOrder(ctx context.Context, orderId int64, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
-// GetOrderHead Get a store order (headers only)
+// GetOrderHead Get a store order, headers only
 //
 // Answers as `getOrder` does, with the same status and headers, but without a body.
 //
@@ -1554,7 +1554,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /categories (the `ListCategories` operationId).
 	ListCategoriesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCategoriesResponse, error)
 
-	// ListCategoriesHeadWithResponse List categories (headers only)
+	// ListCategoriesHeadWithResponse List categories, headers only
 	//
 	// Answers as `listCategories` does, with the same status and headers, but without a body.
 	//
@@ -1572,7 +1572,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /pets (the `ListPets` operationId).
 	ListPetsWithResponse(ctx context.Context, params *ListPetsParams, reqEditors ...RequestEditorFn) (*ListPetsResponse, error)
 
-	// ListPetsHeadWithResponse List animals (headers only)
+	// ListPetsHeadWithResponse List animals, headers only
 	//
 	// Answers as `listPets` does, with the same status and headers, but without a body.
 	//
@@ -1610,7 +1610,7 @@ type ClientWithResponsesInterface interface {
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	GetPetWithResponse(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*GetPetResponse, error)
 
-	// GetPetHeadWithResponse Get an animal (deprecated) (headers only)
+	// GetPetHeadWithResponse Get an animal (deprecated), headers only
 	//
 	// Answers as `getPet` does, with the same status and headers, but without a body.
 	//
@@ -1630,7 +1630,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /store/orders (the `ListOrders` operationId).
 	ListOrdersWithResponse(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*ListOrdersResponse, error)
 
-	// ListOrdersHeadWithResponse List store orders (headers only)
+	// ListOrdersHeadWithResponse List store orders, headers only
 	//
 	// Answers as `listOrders` does, with the same status and headers, but without a body.
 	//
@@ -1666,7 +1666,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
 	GetOrderWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*GetOrderResponse, error)
 
-	// GetOrderHeadWithResponse Get a store order (headers only)
+	// GetOrderHeadWithResponse Get a store order, headers only
 	//
 	// Answers as `getOrder` does, with the same status and headers, but without a body.
 	//
@@ -3453,7 +3453,7 @@ func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, re
 	return ParseListCategoriesResponse(rsp)
 }
 
-// ListCategoriesHeadWithResponse List categories (headers only)
+// ListCategoriesHeadWithResponse List categories, headers only
 //
 // Answers as `listCategories` does, with the same status and headers, but without a body.
 //
@@ -3483,7 +3483,7 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 	return ParseListPetsResponse(rsp)
 }
 
-// ListPetsHeadWithResponse List animals (headers only)
+// ListPetsHeadWithResponse List animals, headers only
 //
 // Answers as `listPets` does, with the same status and headers, but without a body.
 //
@@ -3545,7 +3545,7 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, petId int6
 	return ParseGetPetResponse(rsp)
 }
 
-// GetPetHeadWithResponse Get an animal (deprecated) (headers only)
+// GetPetHeadWithResponse Get an animal (deprecated), headers only
 //
 // Answers as `getPet` does, with the same status and headers, but without a body.
 //
@@ -3577,7 +3577,7 @@ func (c *ClientWithResponses) ListOrdersWithResponse(ctx context.Context, params
 	return ParseListOrdersResponse(rsp)
 }
 
-// ListOrdersHeadWithResponse List store orders (headers only)
+// ListOrdersHeadWithResponse List store orders, headers only
 //
 // Answers as `listOrders` does, with the same status and headers, but without a body.
 //
@@ -3637,7 +3637,7 @@ func (c *ClientWithResponses) GetOrderWithResponse(ctx context.Context, orderId 
 	return ParseGetOrderResponse(rsp)
 }
 
-// GetOrderHeadWithResponse Get a store order (headers only)
+// GetOrderHeadWithResponse Get a store order, headers only
 //
 // Answers as `getOrder` does, with the same status and headers, but without a body.
 //
