@@ -14,6 +14,7 @@ import (
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
+	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 )
 
@@ -92,7 +93,8 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 		PerMinute: DefaultKeyLimit, PerDay: DefaultKeyLimit})
 	s.APIKey, s.KeyID = plain, k.ID
 	s.Headers.Set("Authorization", "Bearer "+plain)
-	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m))
+	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m),
+		app.WithStaffHashCost(bcrypt.MinCost))
 	if o.routes != nil {
 		o.routes(s.App)
 	}
