@@ -121,16 +121,18 @@ func recordChange(tx *gorm.DB, c Change) error {
 			return nil
 		}
 	}
-	e := AuditEntry{CreatedAt: tx.NowFunc(), Actor: actor, ObjectType: c.Object, ObjectID: c.ID,
-		ObjectName: c.Name, Action: c.Action}
-	var err error
-	if e.Before, err = fieldsJSON(before); err != nil {
+	b, err := fieldsJSON(before)
+	if err != nil {
 		return err
 	}
-	if e.After, err = fieldsJSON(after); err != nil {
+	a, err := fieldsJSON(after)
+	if err != nil {
 		return err
 	}
-	return tx.Create(&e).Error
+	// Written out rather than through GORM's Create, whose callbacks doubled what auditing
+	// cost a pet's creation (BenchmarkCreatePet).
+	return tx.Exec("INSERT INTO audit_entries (created_at, actor, object_type, object_id, object_name, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		tx.NowFunc(), actor, c.Object, c.ID, c.Name, c.Action, b, a).Error
 }
 
 // changedFields keeps the fields whose values differ, compared as JSON.
