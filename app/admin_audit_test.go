@@ -86,6 +86,7 @@ func TestTheAuditLogShowsEveryChangeByStaffAndTheAPIWithWhoAndWhat(t *testing.T)
 		today := time.Now().UTC().Format(time.DateOnly)
 		for query, n := range map[string]int{
 			"actor=staff:ada":                                3,
+			"actor=Ada":                                      3,
 			"object=pet&action=create":                       1,
 			fmt.Sprintf("object=pet&id=%d", p.ID):            2,
 			"date=" + today + "&object=category":             1,

@@ -76,6 +76,10 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 		Date:     utils.CopyString(c.Query("date")),
 	}
 	filter := models.AuditFilter{Actor: f.Actor, Object: f.Object, Action: f.Action}
+	// A bare name is a staff member's: "ada" finds staff:ada.
+	if f.Actor != "" && !strings.Contains(f.Actor, ":") && actorWords[f.Actor] == "" {
+		filter.Actor = models.StaffActor(strings.ToLower(f.Actor))
+	}
 	var err error
 	if f.Object != "" && !slices.Contains(models.AuditObjects, f.Object) {
 		return models.Errorf(models.EInvalid, "object: must be one of %s", strings.Join(models.AuditObjects, ", "))
