@@ -53,8 +53,11 @@ var contentTypeSeeds = []string{"application/json; charset=utf-8", "application/
 	"application/x-www-form-urlencoded", "application/json; charset", "multipart/form-data; boundary=x"}
 
 var listQuerySeeds = []string{
-	"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.EncodeCursor(3),
-	"limit=2&cursor=" + models.EncodeCursor(10) + "&status=available", "cursor=" + models.EncodeCursor(-1),
+	"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.Cursor{ID: 3}.Encode(),
+	"limit=2&cursor=" + models.Cursor{ID: 10}.Encode() + "&status=available", "cursor=" + models.Cursor{ID: -1}.Encode(),
+	"cursor=" + models.Cursor{ID: 10, Before: true}.Encode(), "cursor=" + models.Cursor{Sort: models.Sort{Key: "name"}, ID: 3, Value: "Pet"}.Encode(),
+	"cursor=djE6MTA", "id=1&id=2", "id=0", "id=", "id=abc", "categoryId=1", "categoryId=0", "categoryId=", "categoryId=1&categoryId=2",
+	"status=sold&categoryId=2&id=3&id=5", "LIMIT=5", "Status=sold",
 	"limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=1e2", "limit=%20", "limit=",
 	"limit=99999999999999999999", "status=lost", "status=SOLD", "status=", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y",
 	"limit=1&limit=2", "status=sold&status=pending", "limit[]=1", "limit=%00", "status=sold%00",
@@ -166,7 +169,7 @@ func FuzzCreatePet(f *testing.F) {
 				continue
 			}
 			p := checkPet(t, what, res.Body)
-			if added != 1 || res.Header.Get("Location") != fmt.Sprintf("/v1/pets/%d", p.ID) {
+			if added != 1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/pets/%d", s.URL, p.ID) {
 				t.Fatalf("%s: 201 stored %d pets, Location %q", what, added, res.Header.Get("Location"))
 			}
 			if got := s.Get(t, fmt.Sprintf("/v1/pets/%d", p.ID)); got.StatusCode != 200 || !bytes.Equal(got.Body, res.Body) {
@@ -230,7 +233,7 @@ func FuzzCreateOrder(f *testing.F) {
 				continue
 			}
 			o := checkOrder(t, what, res.Body)
-			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("/v1/store/orders/%d", o.ID) {
+			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/store/orders/%d", s.URL, o.ID) {
 				t.Fatalf("%s: 201 %s: orders %d then %d, Location %q", what, res.Body, before.orders, after.orders, res.Header.Get("Location"))
 			}
 			var p pet
@@ -333,7 +336,7 @@ func addOrders(f *testing.F, s *apptest.Server, n int) []*models.Order {
 		if err := s.DB.Create(&p).Error; err != nil {
 			f.Fatal(err)
 		}
-		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, "fuzz")
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, "fuzz", nil)
 		for _, a := range [][]models.Action{nil, {models.ActionApprove}, {models.ActionApprove, models.ActionDeliver}, {models.ActionCancel}}[i%4] {
 			if err == nil {
 				o, err = orders.Apply(ctx, o.ID, a, "fuzz")

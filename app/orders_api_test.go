@@ -67,9 +67,9 @@ func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 			o.ShipDate != "2026-12-01T09:00:00Z" {
 			t.Fatalf("order %+v: want an id, pet %d, quantity 1, placed, not complete, shipDate 2026-12-01T09:00:00Z", o, p.ID)
 		}
-		loc := res.Header.Get("Location")
+		loc := strings.TrimPrefix(res.Header.Get("Location"), s.URL)
 		if loc != fmt.Sprintf("/v1/store/orders/%d", o.ID) {
-			t.Fatalf("Location %q, want /v1/store/orders/%d", loc, o.ID)
+			t.Fatalf("Location %q, want %s/v1/store/orders/%d", res.Header.Get("Location"), s.URL, o.ID)
 		}
 
 		var got pet

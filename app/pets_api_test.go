@@ -55,8 +55,8 @@ func TestCreatedPetIsReturnedByListAndGet(t *testing.T) {
 		if created.ID < 1 || created.Name != "Rex" || created.CategoryID != 1 || created.Status != "available" || created.CreatedAt == "" {
 			t.Fatalf("created pet %+v: want an id, the trimmed name, category 1 and status available", created)
 		}
-		if loc := res.Header.Get("Location"); loc != fmt.Sprintf("/v1/pets/%d", created.ID) {
-			t.Fatalf("Location %q, want /v1/pets/%d", loc, created.ID)
+		if loc := res.Header.Get("Location"); loc != fmt.Sprintf("%s/v1/pets/%d", s.URL, created.ID) {
+			t.Fatalf("Location %q, want %s/v1/pets/%d", loc, s.URL, created.ID)
 		}
 
 		var list []pet

@@ -39,13 +39,16 @@ func ParseOrderStatus(field, s string) (OrderStatus, error) {
 type Action string
 
 // The actions. Place comes from API clients; approve, deliver and cancel are staff actions;
-// set_status is staff setting a pet's status by hand.
+// set_status is a status set by hand (by staff, or by a client's PATCH). Delete and restore
+// take a pet out of the catalogue and put it back; its status stays.
 const (
 	ActionPlace     Action = "place"
 	ActionApprove   Action = "approve"
 	ActionDeliver   Action = "deliver"
 	ActionCancel    Action = "cancel"
 	ActionSetStatus Action = "set_status"
+	ActionDelete    Action = "delete"
+	ActionRestore   Action = "restore"
 )
 
 // ParseAction checks an action named by a user (an admin form, for instance).

@@ -119,6 +119,9 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 					p.Value.Example = ex
 					delete(p.Value.Extensions, "x-example")
 				}
+				if err := arrayLimits(p.Value); err != nil {
+					return fmt.Errorf("%s: parameter %s: %w", op.OperationID, p.Value.Name, err)
+				}
 			}
 			completeResponses(op)
 			closeRequestBody(doc, op)
@@ -132,6 +135,38 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 		delete(s.Value.Extensions, "x-enum-varnames")
 		delete(s.Value.Extensions, "x-enum-comments")
 		delete(s.Value.Extensions, "x-enum-descriptions")
+	}
+	return nil
+}
+
+// arrayLimits sets the limits of an array parameter, which swag's parameter annotations cannot
+// write, from the extensions they are given in: extensions(x-max-items=100,x-items-minimum=1,
+// x-items-format=int64).
+func arrayLimits(p *openapi3.Parameter) error {
+	for _, name := range []string{"x-max-items", "x-items-minimum", "x-items-format"} {
+		v, ok := p.Extensions[name]
+		if !ok {
+			continue
+		}
+		delete(p.Extensions, name)
+		s := p.Schema
+		if s == nil || s.Value == nil || !s.Value.Type.Is("array") || s.Value.Items == nil || s.Value.Items.Value == nil {
+			return fmt.Errorf("%s on a parameter that is not an array", name)
+		}
+		text := fmt.Sprint(v)
+		if name == "x-items-format" {
+			s.Value.Items.Value.Format = text
+			continue
+		}
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want a whole number", name, text)
+		}
+		if name == "x-max-items" {
+			s.Value.MaxItems = &n
+		} else {
+			s.Value.Items.Value.Min = openapi3.Ptr(float64(n))
+		}
 	}
 	return nil
 }
