@@ -73,7 +73,13 @@ func TestRetryWithTheSameKeyReplaysTheFirstResponseAndCreatesNothing(t *testing.
 			t.Fatalf("first order: %d %s", firstOrder.StatusCode, firstOrder.Body)
 		}
 		// The pet is pending now: run again, the request would be a 409; replayed, it is the 201.
+		// Spelling out the default quantity makes it no other request.
 		sameResponse(t, firstOrder, postWithKey(t, s, "/v1/store/orders", "key-2", body))
+		sameResponse(t, firstOrder, postWithKey(t, s, "/v1/store/orders", "key-2", fmt.Sprintf(`{"quantity":1,"petId":%d}`, p.ID)))
+		sameResponse(t, first, postWithKey(t, s, "/v1/pets", "key-1", `{"name":"Rex","categoryId":1,"status":"available"}`))
+		if replay := postWithKey(t, s, "/v1/pets", "key-1", `{"name":"Rex","categoryId":1}`); replay.Header.Get("ETag") != first.Header.Get("ETag") {
+			t.Fatalf("the replay's ETag %q, the first answer's %q", replay.Header.Get("ETag"), first.Header.Get("ETag"))
+		}
 		if n := countOrders(t, s); n != 1 {
 			t.Fatalf("%d orders after a retry, want 1", n)
 		}
