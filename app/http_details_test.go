@@ -167,7 +167,7 @@ func rawGet(t *testing.T, s *apptest.Server, target string, header ...string) *a
 	return &apptest.Response{Response: res, Body: body}
 }
 
-func decoded(t *testing.T, res *apptest.Response) []byte {
+func decompressed(t *testing.T, res *apptest.Response) []byte {
 	t.Helper()
 	var r io.Reader
 	switch enc := res.Header.Get("Content-Encoding"); enc {
@@ -231,7 +231,7 @@ func TestAnswersOf1KiBOrMoreAreCompressedAsTheClientPrefers(t *testing.T) {
 		if got := res.Header.Get("Content-Encoding"); got != tc.want {
 			t.Fatalf("Accept-Encoding %q: Content-Encoding %q, want %q", tc.accept, got, tc.want)
 		}
-		if !bytes.Equal(decoded(t, res), plain.Body) || !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
+		if !bytes.Equal(decompressed(t, res), plain.Body) || !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
 			t.Fatalf("Accept-Encoding %q: the body does not decode to the plain answer, or no Vary", tc.accept)
 		}
 		if tc.want != "" && len(res.Body)*3 > len(plain.Body) {
@@ -245,11 +245,11 @@ func TestAnswersOf1KiBOrMoreAreCompressedAsTheClientPrefers(t *testing.T) {
 		t.Fatalf("an answer under 1 KiB: Content-Encoding %q, Vary %q; want it plain, with Vary", res.Header.Get("Content-Encoding"), res.Header.Get("Vary"))
 	}
 	doc := rawGet(t, s, "/docs/openapi.json", "Accept-Encoding", "gzip")
-	if doc.Header.Get("Content-Encoding") != "gzip" || !bytes.HasPrefix(decoded(t, doc), []byte("{")) {
+	if doc.Header.Get("Content-Encoding") != "gzip" || !bytes.HasPrefix(decompressed(t, doc), []byte("{")) {
 		t.Fatalf("the API document: Content-Encoding %q", doc.Header.Get("Content-Encoding"))
 	}
 	if res := rawGet(t, s, "/v1/precompressed", "Accept-Encoding", "gzip, br"); res.Header.Get("Content-Encoding") != "gzip" ||
-		!bytes.Equal(res.Body, pre.Bytes()) || !bytes.Equal(decoded(t, res), gzipped) {
+		!bytes.Equal(res.Body, pre.Bytes()) || !bytes.Equal(decompressed(t, res), gzipped) {
 		t.Fatalf("an answer already compressed was changed: Content-Encoding %q, %d bytes (sent %d)", res.Header.Get("Content-Encoding"), len(res.Body), pre.Len())
 	}
 

@@ -69,6 +69,14 @@ const (
 	cursorV2 = "v2:"
 )
 
+// MaxCursorLength bounds a cursor of the id order, the API's: the longest Encode makes there has
+// 38 characters, so a longer one was not handed out by the service and is refused without
+// decoding it. A cursor of another order carries its sort value, up to maxSortedCursorLength.
+const (
+	MaxCursorLength       = 64
+	maxSortedCursorLength = 1024
+)
+
 // Encode makes the opaque token that a client sends back as ?cursor=.
 func (c Cursor) Encode() string {
 	mode := "a"
@@ -86,6 +94,9 @@ func (c Cursor) Encode() string {
 // or was made for another order, is refused naming the cursor parameter.
 func DecodeCursor(s string, sort Sort) (*Cursor, error) {
 	bad := &Error{Code: EInvalid, Field: "cursor", Message: "cursor: malformed cursor; use the one from the previous page's Link header"}
+	if len(s) > MaxCursorLength && (sort.Key == "" || len(s) > maxSortedCursorLength) {
+		return nil, bad
+	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad

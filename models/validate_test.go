@@ -67,7 +67,10 @@ func TestCursorRoundTripsAndRefusesForgeries(t *testing.T) {
 	}
 	for _, bad := range []string{"", "!!", "MTIz", Cursor{ID: 5}.Encode() + "x", "djE6LTE", "djE6YWJj",
 		base64.RawURLEncoding.EncodeToString([]byte("v2:id:q:5:")), base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:5:x")),
-		base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:-5:")), base64.RawURLEncoding.EncodeToString([]byte("v3:id:a:5:"))} {
+		base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:-5:")), base64.RawURLEncoding.EncodeToString([]byte("v3:id:a:5:")),
+		// id 5 with leading zeros: it would decode, but no cursor the service hands out is that long
+		base64.RawURLEncoding.EncodeToString([]byte(cursorV1 + strings.Repeat("0", 60) + "5")),
+		base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:" + strings.Repeat("0", 60) + "5:"))} {
 		if _, err := DecodeCursor(bad, byID); ErrorCode(err) != EInvalid {
 			t.Fatalf("DecodeCursor(%q) error %v, want %s", bad, err, EInvalid)
 		}
@@ -78,6 +81,14 @@ func TestCursorRoundTripsAndRefusesForgeries(t *testing.T) {
 	}
 	if _, err := DecodeCursor("djE6MjUw", name); ErrorCode(err) != EInvalid {
 		t.Fatalf("a 1.0.0 cursor on the name order: %v", err)
+	}
+	// The longest cursors the service makes fit the bounds it sets.
+	if c := (Cursor{Sort: Sort{Desc: true}, ID: 1<<63 - 1, Before: true}).Encode(); len(c) > MaxCursorLength {
+		t.Fatalf("an id-order cursor of %d characters, over MaxCursorLength", len(c))
+	}
+	long := Cursor{Sort: name, ID: 1<<63 - 1, Value: strings.Repeat("🐕", MaxNameLength)}
+	if got, err := DecodeCursor(long.Encode(), name); err != nil || *got != long {
+		t.Fatalf("the longest name-order cursor: %v", err)
 	}
 }
 

@@ -10,7 +10,7 @@ type Category struct {
 	// Unique identifier of the category.
 	ID int64 `json:"id" example:"1" format:"int64" validate:"required"`
 	// The category's name, unique.
-	Name string `json:"name" example:"Dogs" validate:"required"`
+	Name string `json:"name" example:"Dogs" minLength:"1" maxLength:"100" validate:"required"`
 } //	@name	Category
 
 // listCategories godoc
@@ -22,7 +22,7 @@ type Category struct {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"beta"
-//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"
+//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
 //	@Success		200				{array}		Category	"All categories"
 //	@Success		304				"The list is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag		"Weak entity tag of the list, for If-None-Match"

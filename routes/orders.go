@@ -22,8 +22,8 @@ type Order struct {
 	Status string `json:"status" enums:"placed,approved,delivered,cancelled" example:"placed" validate:"required"`
 	// True once the order is delivered.
 	Complete bool `json:"complete" example:"false" validate:"required"`
-	// When the order was placed (read-only).
-	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time" validate:"required"`
+	// When the order was placed.
+	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time" readonly:"true" validate:"required"`
 } //	@name	Order
 
 // NewOrder is the body that places an order.
@@ -58,10 +58,10 @@ func orderResponse(o *models.Order) Order {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
-//	@Param			limit			query		int		false	"Maximum number of orders returned"	minimum(1)	maximum(100)	default(20)
+//	@Param			limit			query		int		false	"Maximum number of orders returned"	Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			status			query		string	false	"Return only orders with this status"	Enums(placed, approved, delivered, cancelled)
-//	@Param			cursor			query		string	false	"Opaque token from the previous page's Link header"
-//	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the page is unchanged"
+//	@Param			cursor			query		string	false	"Opaque token from the previous page's Link header"	maxlength(64)
+//	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
 //	@Success		200				{array}		Order	"A page of orders"
 //	@Header			200				{string}	Link	"`<absolute URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Success		304				"The page is unchanged since the ETag given in If-None-Match"
@@ -102,19 +102,18 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
-//	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
+//	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			order			body		NewOrder	true	"The order to place"
 //	@Success		201				{object}	Order		"Order placed; the animal is now pending"
 //	@Failure		400				{object}	Error		"Body missing petId or containing invalid or null values, malformed JSON, or a malformed Idempotency-Key"
 //	@Failure		404				{object}	Error		"No animal with this petId"
-//	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress"
+//	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress (that answer carries Retry-After)"
 //	@Failure		413				{object}	Error		"Body larger than 64 KiB"
 //	@Failure		415				{object}	Error		"Content-Type is not application/json (in UTF-8), or the body is compressed"
 //	@Failure		422				{object}	Error		"The Idempotency-Key was already used for a different request"
 //	@Header			201				{string}	Location			"Absolute URL of the new order"
 //	@Header			201				{string}	ETag				"Strong entity tag of the order"
 //	@Header			201,404,409		{string}	Idempotent-Replayed	"true when this is the stored first response to an earlier request with the same Idempotency-Key"
-//	@Header			409				{integer}	Retry-After			"Seconds to wait when the same Idempotency-Key is still in progress"
 //	@Router			/store/orders [post]
 func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -159,7 +158,7 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@Param			orderId			path		int		true	"Identifier of the order"	Format(int64)
-//	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the order is unchanged"
+//	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the order is unchanged"	maxlength(1024)
 //	@Success		200				{object}	Order	"The order exists"
 //	@Success		304				"The order is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag	"Strong entity tag of the order"

@@ -79,12 +79,12 @@ func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			limit			query		int			false	"Maximum number of animals returned"							minimum(1)	maximum(100)	default(20)
+//	@Param			limit			query		int			false	"Maximum number of animals returned"							Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			status			query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
-//	@Param			categoryId		query		int			false	"Return only animals of this category"							minimum(1)	Format(int64)
+//	@Param			categoryId		query		int			false	"Return only animals of this category"							Format(int64)	minimum(1)
 //	@Param			id				query		[]int		false	"Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)"	collectionFormat(multi)	extensions(x-max-items=100,x-items-minimum=1,x-items-format=int64)
-//	@Param			cursor			query		string		false	"Opaque token that continues the list: take it from the Link header"
-//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the page is unchanged"
+//	@Param			cursor			query		string		false	"Opaque token that continues the list: take it from the Link header"	maxlength(64)
+//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
 //	@Success		200				{array}		Pet			"A page of animals"
 //	@Header			200				{string}	Link		"`<absolute URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Success		304				"The page is unchanged since the ETag given in If-None-Match"
@@ -130,7 +130,7 @@ func listPets(pets *models.PetStore, base publicBase) fiber.Handler {
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
+//	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			pet				body		NewPet	true	"The animal to add"
 //	@Success		201				{object}	Pet		"Animal added"
 //	@Header			201				{string}	Location	"Absolute URL of the new animal (`/v1/pets/{petId}`)"
@@ -178,8 +178,9 @@ func createPet(pets *models.PetStore, base publicBase) fiber.Handler {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Deprecated
+//	@x-sunset		"2030-12-05"
 //	@Param			petId			path		int			true	"Identifier of the animal to retrieve"	Format(int64)	example(42)
-//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the animal is unchanged"
+//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the animal is unchanged"	maxlength(1024)
 //	@Success		200				{object}	Pet			"The animal exists"
 //	@Success		304				"The animal is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag		"Strong entity tag of the animal, for If-None-Match and If-Match"
@@ -213,7 +214,7 @@ func getPet(pets *models.PetStore) fiber.Handler {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			petId		path		int			true	"Identifier of the animal to change"	Format(int64)	example(42)
-//	@Param			If-Match	header		string		false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"
+//	@Param			If-Match	header		string		false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"	maxlength(1024)
 //	@Param			patch		body		PetPatch	true	"The fields to change"
 //	@Success		200			{object}	Pet			"The animal as it is now"
 //	@Header			200			{string}	ETag		"Strong entity tag of the animal as it is now"
@@ -252,7 +253,7 @@ func updatePet(pets *models.PetStore) fiber.Handler {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			petId		path		int		true	"Identifier of the animal to delete"	Format(int64)	example(42)
-//	@Param			If-Match	header		string	false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"
+//	@Param			If-Match	header		string	false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"	maxlength(1024)
 //	@Success		204			"Deleted"
 //	@Failure		400			{object}	Error	"petId is not a 64-bit integer (invalid_request)"
 //	@Failure		404			{object}	Error	"No animal has this id, or it was deleted already (not_found)"
