@@ -17,7 +17,7 @@
 #   BENCH_THREADS      wrk threads                             2
 #   BENCH_SCENARIOS    which runs to make                      list deep page-time create orders patch compressed
 #
-# patch renames one pet back and forth (PATCH /v1/pets/{id}, a real write each time); compressed
+# patch renames pets back and forth (PATCH /v1/pets/{id}, a real write each time); compressed
 # reads a page of 100 pets plain, in gzip and in br: its rows show the bytes each answer took on
 # the wire (headers included) and the throughput.
 set -euo pipefail
@@ -169,10 +169,15 @@ for base in "$SERVICE" "$CEILING" ${redis_pid:+"$SERVICE_REDIS"}; do
   status=$(curl -s -o "$work/check.json" -w '%{http_code}' "${auth[@]}" "$base$LIST")
   [ "$status" = 200 ] || die "GET $base$LIST answers $status: $(head -c 300 "$work/check.json")"
 done
-# The pet the patch scenario renames back and forth.
-patch_pet=$(curl -s "${auth[@]}" -H 'Content-Type: application/json' -d "{\"name\":\"$BENCH_PET\",\"categoryId\":1}" \
-  "$SERVICE/v1/pets" | sed -n 's/^{"id":\([0-9]*\).*/\1/p')
-[ -n "$patch_pet" ] || die "could not create the pet the patch scenario changes"
+# The pets the patch scenario renames back and forth, one per connection, so that it measures
+# changes rather than the wait for one row's lock.
+patch_paths=
+for _ in $(seq "$CONNS"); do
+  id=$(curl -s "${auth[@]}" -H 'Content-Type: application/json' -d "{\"name\":\"$BENCH_PET\",\"categoryId\":1}" \
+    "$SERVICE/v1/pets" | sed -n 's/^{"id":\([0-9]*\).*/\1/p')
+  [ -n "$id" ] || die "could not create the pets the patch scenario changes"
+  patch_paths+=" /v1/pets/$id"
+done
 pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [service+redis]=$redis_pid)
 say "bench: warming up"
 WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "$CEILING$LIST" >/dev/null
@@ -204,7 +209,7 @@ for round in $(seq "$ROUNDS"); do
     orders) run "$round" orders service "$SERVICE/v1/store/orders?limit=20" ;;
     patch)
       WRK_METHOD=PATCH WRK_CONTENT_TYPE=application/merge-patch+json WRK_BODY2="{\"name\":\"$BENCH_PET (renamed)\"}" \
-        run "$round" patch service "$SERVICE/v1/pets/$patch_pet" "{\"name\":\"$BENCH_PET\"}" ;;
+        WRK_PATHS=$patch_paths run "$round" patch service "$SERVICE${patch_paths%% *}" "{\"name\":\"$BENCH_PET\"}" ;;
     compressed)
       for enc in identity gzip br; do
         WRK_ACCEPT=$enc run "$round" "list-100-$enc" service "$SERVICE/v1/pets?limit=100"

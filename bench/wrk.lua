@@ -1,9 +1,9 @@
 -- wrk script of bench/run.sh. WRK_BODY, when set, turns the requests into POSTs of that JSON
 -- body (WRK_METHOD another method, WRK_CONTENT_TYPE another media type); with WRK_BODY2 too, the
--- requests alternate between the two bodies. done() prints one machine-readable line for run.sh:
+-- requests alternate between the two bodies, and with WRK_PATHS (paths separated by spaces) they
+-- go to each path in turn. done() prints one machine-readable line for run.sh:
 --   RESULT <req/s> <p50 µs> <p99 µs> <requests> <non-2xx/3xx> <socket errors> <bytes read per request>
 local body = os.getenv("WRK_BODY")
-local body2 = os.getenv("WRK_BODY2")
 if body and body ~= "" then
   wrk.method = os.getenv("WRK_METHOD") or "POST"
   if wrk.method == "" then wrk.method = "POST" end
@@ -13,14 +13,20 @@ if body and body ~= "" then
   wrk.headers["Content-Type"] = ct
 end
 
-if body2 and body2 ~= "" then
-  local n = 0
+local bodies = { body }
+local body2 = os.getenv("WRK_BODY2")
+if body2 and body2 ~= "" then table.insert(bodies, body2) end
+local paths = {}
+for p in string.gmatch(os.getenv("WRK_PATHS") or "", "%S+") do table.insert(paths, p) end
+
+if #bodies > 1 or #paths > 0 then
+  local n = math.random(1000)
   request = function()
     n = n + 1
-    if n % 2 == 0 then
-      return wrk.format(nil, nil, nil, body2)
-    end
-    return wrk.format(nil, nil, nil, body)
+    local path = nil
+    if #paths > 0 then path = paths[n % #paths + 1] end
+    -- A path's body changes each time it comes round, so that each request is a real change.
+    return wrk.format(nil, path, nil, bodies[math.floor(n / math.max(#paths, 1)) % #bodies + 1])
   end
 end
 

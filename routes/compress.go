@@ -42,8 +42,10 @@ func strongETag(c *fiber.Ctx) bool {
 	return len(etag) > 0 && !strings.HasPrefix(string(etag), "W/")
 }
 
-// preferredCoding picks br or gzip from an Accept-Encoding header (RFC 9110, 12.5.3): the one
-// with the higher q-value, br on a tie (it is smaller); "" when the client accepts neither.
+// preferredCoding picks gzip or br from an Accept-Encoding header (RFC 9110, 12.5.3): br only
+// where the client prefers it (a higher q-value than gzip's, or gzip not accepted), gzip on a tie
+// (browsers list both without q-values): on a page of pets br saves 1 to 2 % more bytes for
+// about 40 % more CPU per answer (make bench). "" when the client accepts neither.
 func preferredCoding(header string) string {
 	q := map[string]float64{}
 	star, hasStar := 0.0, false
@@ -77,7 +79,7 @@ func preferredCoding(header string) string {
 		}
 	}
 	switch {
-	case q["br"] > 0 && q["br"] >= q["gzip"]:
+	case q["br"] > q["gzip"]:
 		return "br"
 	case q["gzip"] > 0:
 		return "gzip"

@@ -49,16 +49,17 @@ func TestETagComparisonIsStrongForIfMatchAndWeakForIfNoneMatch(t *testing.T) {
 	}
 }
 
-func TestPreferredCodingFollowsQValuesAndPrefersBrOnATie(t *testing.T) {
+func TestPreferredCodingFollowsQValuesAndPrefersGzipOnATie(t *testing.T) {
 	for header, want := range map[string]string{
 		"":                          "",
 		"gzip":                      "gzip",
 		"br":                        "br",
-		"gzip, deflate, br, zstd":   "br",
+		"gzip, deflate, br, zstd":   "gzip",
 		"gzip;q=1, br;q=0.9":        "gzip",
 		"br;q=0, gzip":              "gzip",
 		"BR;Q=0.5, GZIP;q=0.4":      "br",
-		"*":                         "br",
+		"*":                         "gzip",
+		"gzip;q=0.5, br":            "br",
 		"*;q=0.2, gzip;q=0.3":       "gzip",
 		"identity, *;q=0":           "",
 		"gzip;q=0, br;q=0":          "",
