@@ -132,6 +132,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		StagingURL:    cfg.StagingURL,
 
 		CORSOrigins: cfg.CORSOrigins,
+		PublicURL:   cfg.PublicURL,
 	})
 	app.Hooks().OnShutdown(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.DBTimeout)

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -61,6 +62,7 @@ const (
 	AuditCreate         = "create"
 	AuditUpdate         = "update"
 	AuditDelete         = "delete"
+	AuditRestore        = "restore"
 	AuditRevoke         = "revoke"
 	AuditBan            = "ban"
 	AuditUnban          = "unban"
@@ -72,7 +74,7 @@ const (
 )
 
 // AuditActions lists every action the audit log records, for its filter.
-var AuditActions = []string{AuditCreate, AuditUpdate, AuditDelete,
+var AuditActions = []string{AuditCreate, AuditUpdate, AuditDelete, AuditRestore,
 	string(ActionSetStatus), string(ActionPlace), string(ActionApprove), string(ActionDeliver), string(ActionCancel),
 	AuditRevoke, AuditBan, AuditUnban, AuditDisable, AuditEnable, AuditChangePassword, AuditResetPassword, AuditSetPassword}
 
@@ -200,37 +202,41 @@ type AuditStore struct{ db *gorm.DB }
 // NewAuditStore returns a store on db.
 func NewAuditStore(db *gorm.DB) *AuditStore { return &AuditStore{db: db} }
 
-// List returns up to page.Limit entries, newest first, with an id below page.After when it is
-// set, and whether more follow.
-func (s *AuditStore) List(ctx context.Context, f AuditFilter, page Page) ([]AuditEntry, bool, error) {
-	q := s.db.WithContext(ctx).Model(&AuditEntry{})
-	if page.After > 0 {
-		q = q.Where("id < ?", page.After)
-	}
+// auditEntries lists the log newest first, by id only.
+var auditEntries = keyset[AuditEntry]{
+	table:   "audit_entries",
+	columns: "id, created_at, actor, object_type, object_id, object_name, action, before, after",
+	scan: func(rows *sql.Rows, e *AuditEntry) error {
+		return rows.Scan(&e.ID, &e.CreatedAt, &e.Actor, &e.ObjectType, &e.ObjectID, &e.ObjectName, &e.Action, &e.Before, &e.After)
+	},
+	id: func(e *AuditEntry) int64 { return e.ID },
+}
+
+// AuditOrder is the audit log's one order: newest first.
+var AuditOrder = Sort{Desc: true}
+
+// List returns a page of the entries f keeps, newest first (page's sort is AuditOrder).
+func (s *AuditStore) List(ctx context.Context, f AuditFilter, page Page) (Paged[AuditEntry], error) {
+	var where []string
+	var args []any
 	if f.Actor != "" {
-		q = q.Where("actor = ?", f.Actor)
+		where, args = append(where, "actor = ?"), append(args, f.Actor)
 	}
 	if f.Object != "" {
-		q = q.Where("object_type = ?", f.Object)
+		where, args = append(where, "object_type = ?"), append(args, f.Object)
 	}
 	if f.ObjectID != 0 {
-		q = q.Where("object_id = ?", f.ObjectID)
+		where, args = append(where, "object_id = ?"), append(args, f.ObjectID)
 	}
 	if f.Action != "" {
-		q = q.Where("action = ?", f.Action)
+		where, args = append(where, "action = ?"), append(args, f.Action)
 	}
 	if !f.Day.IsZero() {
 		day := time.Date(f.Day.Year(), f.Day.Month(), f.Day.Day(), 0, 0, 0, 0, time.UTC)
-		q = q.Where("created_at >= ? AND created_at < ?", day, day.AddDate(0, 0, 1))
+		where, args = append(where, "created_at >= ? AND created_at < ?"), append(args, day, day.AddDate(0, 0, 1))
 	}
-	var entries []AuditEntry
-	if err := q.Order("id DESC").Limit(page.Limit + 1).Find(&entries).Error; err != nil {
-		return nil, false, storeError(err, "")
-	}
-	if len(entries) > page.Limit {
-		return entries[:page.Limit], true, nil
-	}
-	return entries, false, nil
+	page.Sort = AuditOrder
+	return auditEntries.list(ctx, s.db, where, args, page)
 }
 
 // Actor is an actor string as people read it: a staff member's username, an API key's name, or

@@ -34,15 +34,15 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 		start := time.Now().UTC().Add(-time.Second)
 
 		name, cat := "Rex", int64(1)
-		p, err := pets.Create(ann, models.NewPet{Name: &name, CategoryID: &cat})
+		p, err := pets.Create(ann, models.NewPet{Name: &name, CategoryID: &cat}, nil)
 		must(t, err)
 		two := int64(2)
-		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two})
+		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two}, models.StaffActor("ann"))
 		must(t, err)
 		// Saving a form that changes nothing records nothing.
-		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two})
+		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two}, models.StaffActor("ann"))
 		must(t, err)
-		o, err := orders.Place(models.WithActor(context.Background(), models.APIKeyActor(7)), models.NewOrder{PetID: &p.ID}, models.APIKeyActor(7))
+		o, err := orders.Place(models.WithActor(context.Background(), models.APIKeyActor(7)), models.NewOrder{PetID: &p.ID}, models.APIKeyActor(7), nil)
 		must(t, err)
 		_, err = orders.Cancel(ann, o.ID, models.StaffActor("ann"))
 		must(t, err)
@@ -112,15 +112,16 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 
 		// The log's own reads: filters, newest first, pages.
 		audit := models.NewAuditStore(db)
-		list, more, err := audit.List(context.Background(), models.AuditFilter{Object: models.ObjectPet, ObjectID: p.ID}, models.Page{Limit: 3})
+		first, err := audit.List(context.Background(), models.AuditFilter{Object: models.ObjectPet, ObjectID: p.ID}, models.Page{Limit: 3})
 		must(t, err)
-		if len(list) != 3 || !more || list[0].Action != "set_status" || list[0].ID < list[1].ID {
-			t.Fatalf("the pet's entries: %d (more %v), want the 3 newest first", len(list), more)
+		list := first.Items
+		if len(list) != 3 || first.Next == nil || first.Prev != nil || list[0].Action != "set_status" || list[0].ID < list[1].ID {
+			t.Fatalf("the pet's entries: %d (next %v), want the 3 newest first", len(list), first.Next)
 		}
-		rest, more, err := audit.List(context.Background(), models.AuditFilter{Object: models.ObjectPet, ObjectID: p.ID}, models.Page{Limit: 3, After: list[2].ID})
+		second, err := audit.List(context.Background(), models.AuditFilter{Object: models.ObjectPet, ObjectID: p.ID}, models.Page{Limit: 3, Cursor: first.Next})
 		must(t, err)
-		if len(rest) != 2 || more || rest[1].Action != "create" {
-			t.Fatalf("the pet's next entries: %d (more %v)", len(rest), more)
+		if rest := second.Items; len(rest) != 2 || second.Next != nil || second.Prev == nil || rest[1].Action != "create" {
+			t.Fatalf("the pet's next entries: %d (next %v)", len(rest), second.Next)
 		}
 		for f, n := range map[models.AuditFilter]int{
 			{Actor: "cli"}:                     2,
@@ -128,8 +129,8 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 			{Day: time.Now()}:                  len(want),
 			{Day: time.Now().AddDate(0, 0, 1)}: 0,
 		} {
-			if list, _, err := audit.List(context.Background(), f, models.Page{Limit: 100}); err != nil || len(list) != n {
-				t.Errorf("filter %+v: %d entries (%v), want %d", f, len(list), err, n)
+			if page, err := audit.List(context.Background(), f, models.Page{Limit: 100}); err != nil || len(page.Items) != n {
+				t.Errorf("filter %+v: %d entries (%v), want %d", f, len(page.Items), err, n)
 			}
 		}
 		actors, err := audit.Actors(context.Background(), []string{"staff:bob", "api-key:" + itoa(k.ID), "api-key:999", "cli"})
@@ -153,7 +154,7 @@ func TestAChangeWithoutAnActorIsRefusedAndLeavesNothing(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		name, cat := "Rex", int64(1)
-		if _, err := models.NewPetStore(db).Create(context.Background(), models.NewPet{Name: &name, CategoryID: &cat}); err == nil {
+		if _, err := models.NewPetStore(db).Create(context.Background(), models.NewPet{Name: &name, CategoryID: &cat}, nil); err == nil {
 			t.Fatal("a pet was created without an actor")
 		}
 		// A change that fails takes its entry with it: both are in one transaction.

@@ -35,6 +35,7 @@ var auditActions = map[string]string{
 	models.AuditCreate:             "created",
 	models.AuditUpdate:             "changed",
 	models.AuditDelete:             "deleted",
+	models.AuditRestore:            "restored",
 	string(models.ActionSetStatus): "set the status by hand",
 	string(models.ActionPlace):     "placed",
 	string(models.ActionApprove):   "approved",
@@ -97,17 +98,15 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 			return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
 		}
 	}
-	pg := models.Page{Limit: adminPageSize}
-	if cursor := c.Query("cursor"); cursor != "" {
-		if pg.After, err = models.DecodeCursor(cursor); err != nil {
-			return err
-		}
+	pg := models.Page{Limit: adminPageSize, Sort: models.AuditOrder}
+	if pg.Cursor, err = adminQuery(c).cursor(pg.Sort); err != nil {
+		return err
 	}
-	entries, more, err := a.audit.List(c.UserContext(), filter, pg)
+	entries, err := a.audit.List(c.UserContext(), filter, pg)
 	if err != nil {
 		return err
 	}
-	rows, err := a.auditRows(c, entries)
+	rows, err := a.auditRows(c, entries.Items)
 	if err != nil {
 		return err
 	}
@@ -118,21 +117,17 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 	for _, act := range models.AuditActions {
 		props.Actions = append(props.Actions, views.Option{Value: act, Label: auditActions[act]})
 	}
-	var last int64
-	if len(entries) > 0 {
-		last = entries[len(entries)-1].ID
-	}
-	props.Pager = pager(c, len(entries), more, last)
+	props.Pager = pager(c, pg, entries)
 	return render(c, views.AuditPage(page(c, "Audit log", views.SectionAudit), props))
 }
 
 // objectAudit is an object's newest entries for its page, and the address of all of them.
 func (a *admin) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.AuditRow, string, error) {
-	entries, _, err := a.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
+	entries, err := a.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
 	if err != nil {
 		return nil, "", err
 	}
-	rows, err := a.auditRows(c, entries)
+	rows, err := a.auditRows(c, entries.Items)
 	if err != nil {
 		return nil, "", err
 	}
