@@ -74,4 +74,3 @@ func (t Then[T]) run(tx *gorm.DB, v *T) error {
 	}
 	return t(tx, v)
 }
-
