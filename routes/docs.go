@@ -185,8 +185,9 @@ func (d *docsSite) document(c *fiber.Ctx) error {
 }
 
 // asset serves a page's script or stylesheet by its hashed name, for a year (its name changes
-// with its content), compressed as the client's Accept-Encoding prefers. It sets
-// Content-Encoding itself, so a compressing middleware leaves the body as it is.
+// with its content), compressed as the client's Accept-Encoding prefers, br on a tie: unlike
+// compressAnswers' answers, these are compressed once, so br's extra CPU is spent once. It sets
+// Content-Encoding itself, so the compressing middleware leaves the body as it is.
 func (d *docsSite) asset(c *fiber.Ctx) error {
 	a, ok := d.assets[c.Params("asset")]
 	if !ok {
