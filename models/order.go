@@ -14,14 +14,14 @@ import (
 // Order is a store order for one pet, as stored. At most one order per pet is live (placed or
 // approved) at a time; the partial unique index holds that even against a bug in the code.
 type Order struct {
-	ID        int64       `gorm:"primaryKey;index:idx_orders_status_id,priority:2;index:idx_orders_pet_id_id,priority:2"`
+	ID        int64       `gorm:"primaryKey;index:idx_orders_status_id,priority:2;index:idx_orders_pet_id_id,priority:2;index:idx_orders_created_at_id,priority:2;index:idx_orders_ship_date_id,priority:2"`
 	PetID     int64       `gorm:"not null;index:idx_orders_pet_id_id,priority:1;uniqueIndex:idx_orders_live_pet,where:status = 'placed' OR status = 'approved'"`
 	Pet       *Pet        `gorm:"constraint:OnUpdate:CASCADE,OnDelete:RESTRICT"`
 	Quantity  int32       `gorm:"not null"`
-	ShipDate  *time.Time  ``
+	ShipDate  *time.Time  `gorm:"index:idx_orders_ship_date_id,priority:1"`
 	Status    OrderStatus `gorm:"size:16;not null;index:idx_orders_status_id,priority:1"`
 	Complete  bool        `gorm:"not null"`
-	CreatedAt time.Time
+	CreatedAt time.Time   `gorm:"index:idx_orders_created_at_id,priority:1"`
 	UpdatedAt time.Time
 }
 
@@ -71,14 +71,23 @@ func (n NewOrder) Validate(now time.Time) (Order, error) {
 type OrderFilter struct {
 	Status OrderStatus
 	PetID  int64
+	// Search is the admin pages' search box: a number (42 or #42) finds the order with that id,
+	// anything else is part of its pet's name (case-insensitive, ASCII), deleted pets included.
+	Search string
 }
 
-// orders lists the orders table, by id.
+// orders lists the orders table. Besides id, a page may be sorted by the time it was placed, its
+// status or its ship date (orders without one last), each through an index on (column, id).
 var orders = keyset[Order]{
 	table:   "orders",
 	columns: "id, pet_id, quantity, ship_date, status, complete, created_at, updated_at",
 	scan: func(rows *sql.Rows, o *Order) error {
 		return rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.CreatedAt, &o.UpdatedAt)
+	},
+	sortKeys: map[string]sortKey[Order]{
+		"placed":   timeKey("created_at", false, func(o *Order) *time.Time { return &o.CreatedAt }),
+		"status":   textKey("status", func(o *Order) string { return string(o.Status) }),
+		"shipDate": timeKey("ship_date", true, func(o *Order) *time.Time { return o.ShipDate }),
 	},
 	id: func(o *Order) int64 { return o.ID },
 }
@@ -204,6 +213,13 @@ func (s *OrderStore) List(ctx context.Context, f OrderFilter, page Page) (Paged[
 	if f.PetID != 0 {
 		where = append(where, "pet_id = ?")
 		args = append(args, f.PetID)
+	}
+	if id, ok := searchedID(f.Search); ok {
+		where, args = append(where, "id = ?"), append(args, id)
+	} else if f.Search != "" {
+		// Each order looks its pet up by primary key, so a page stops reading once it is full.
+		where = append(where, "EXISTS (SELECT 1 FROM pets WHERE pets.id = orders.pet_id AND LOWER(pets.name) LIKE ? ESCAPE '\\')")
+		args = append(args, nameLike(f.Search))
 	}
 	return orders.list(ctx, s.db, where, args, page)
 }

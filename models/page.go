@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -53,12 +54,17 @@ type Page struct {
 	Limit  int
 	Sort   Sort
 	Cursor *Cursor
+	// Count asks for the list's total and the page's place in it as well (Paged.Total, Before).
+	Count bool
 }
 
 // Paged is one page of a list and the cursors of its neighbours, nil where there is none.
 type Paged[T any] struct {
 	Items      []T
 	Prev, Next *Cursor
+	// Total is how many items the list holds, and Before how many come before this page; both
+	// only when the page asked to Count.
+	Total, Before Total
 }
 
 // Cursors are opaque to clients: base64url of "v2:<sort>:<a|b|z>:<id>:<value>" (after, before,
@@ -68,6 +74,8 @@ const (
 	cursorV1 = "v1:"
 	cursorV2 = "v2:"
 )
+
+var badCursor = &Error{Code: EInvalid, Field: "cursor", Message: "cursor: malformed cursor; use the one from the previous page's Link header"}
 
 // MaxCursorLength bounds a cursor of the id order, the API's: the longest Encode makes there has
 // 38 characters, so a longer one was not handed out by the service and is refused without
@@ -93,7 +101,7 @@ func (c Cursor) Encode() string {
 // DecodeCursor reads a token made by Encode for a list in sort's order. A token that is not one,
 // or was made for another order, is refused naming the cursor parameter.
 func DecodeCursor(s string, sort Sort) (*Cursor, error) {
-	bad := &Error{Code: EInvalid, Field: "cursor", Message: "cursor: malformed cursor; use the one from the previous page's Link header"}
+	bad := badCursor
 	if len(s) > MaxCursorLength && (sort.Key == "" || len(s) > maxSortedCursorLength) {
 		return nil, bad
 	}
@@ -154,71 +162,131 @@ type keyset[T any] struct {
 	// columns are read in this order by scan.
 	columns string
 	scan    func(*sql.Rows, *T) error
-	// sortKeys maps the keys a list may be sorted by, besides id, to their (text) columns, and
-	// sortValue reads an item's value of one.
-	sortKeys  map[string]string
-	sortValue func(*T, string) string
-	id        func(*T) int64
+	// sortKeys are the keys a list may be sorted by, besides id.
+	sortKeys map[string]sortKey[T]
+	id       func(*T) int64
+}
+
+// sortKey is a column a list may be sorted by, each (column, id) pair read through an index on
+// both. Items without a value (NULL, in a nullable column) come after every item with one, in
+// both directions, by id.
+type sortKey[T any] struct {
+	column   string
+	nullable bool
+	// value is an item's value as its cursor carries it, "" for none; arg reads it back as the
+	// statement's argument.
+	value func(*T) string
+	arg   func(string) (any, error)
+}
+
+func textKey[T any](column string, value func(*T) string) sortKey[T] {
+	return sortKey[T]{column: column, value: value, arg: func(s string) (any, error) { return s, nil }}
+}
+
+// timeKey sorts by a time column; a nil time (nullable) is an item without a value.
+func timeKey[T any](column string, nullable bool, value func(*T) *time.Time) sortKey[T] {
+	return sortKey[T]{column: column, nullable: nullable,
+		value: func(item *T) string {
+			if t := value(item); t != nil {
+				return t.UTC().Format(time.RFC3339Nano)
+			}
+			return ""
+		},
+		arg: func(s string) (any, error) {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			return t.UTC(), err
+		},
+	}
+}
+
+// segment is a stretch of a list that one statement reads in order: the items with a value of
+// the sort key, or those without one.
+type segment struct {
+	where []string
+	args  []any
+	order string
+}
+
+// segments are the statements that read a list from cur on, in the direction of travel (desc:
+// descending), in the order they are read. Each statement's WHERE is a range of one index.
+func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) ([]segment, error) {
+	op, dir := ">", ""
+	if desc {
+		op, dir = "<", " DESC"
+	}
+	if sort.Key == "" {
+		s := segment{order: "id" + dir}
+		if cur != nil && !cur.Last {
+			s.where, s.args = []string{"id " + op + " ?"}, []any{cur.ID}
+		}
+		return []segment{s}, nil
+	}
+	key, ok := k.sortKeys[sort.Key]
+	if !ok {
+		return nil, &Error{Code: EInvalid, Field: "sort", Message: "sort: " + strconv.Quote(sort.Key) + " is not a sort key of this list"}
+	}
+	valued := segment{order: key.column + dir + ", id" + dir}
+	if key.nullable {
+		valued.where = []string{key.column + " IS NOT NULL"}
+	}
+	if !key.nullable {
+		if cur != nil && !cur.Last {
+			v, err := key.arg(cur.Value)
+			if err != nil {
+				return nil, badCursor
+			}
+			valued.where, valued.args = []string{"(" + key.column + ", id) " + op + " (?, ?)"}, []any{v, cur.ID}
+		}
+		return []segment{valued}, nil
+	}
+	// Travelling towards the end (ascending, or the descending order read forwards) the valued
+	// items come first; travelling back, the items without a value do.
+	none := segment{where: []string{key.column + " IS NULL"}, order: "id" + dir}
+	forwards := desc == sort.Desc
+	switch {
+	case cur == nil || cur.Last:
+	case cur.Value == "":
+		none.where, none.args = append(none.where, "id "+op+" ?"), []any{cur.ID}
+		if forwards {
+			return []segment{none}, nil
+		}
+	default:
+		v, err := key.arg(cur.Value)
+		if err != nil {
+			return nil, badCursor
+		}
+		valued.where, valued.args = append(valued.where, "("+key.column+", id) "+op+" (?, ?)"), []any{v, cur.ID}
+		if !forwards {
+			return []segment{valued}, nil
+		}
+	}
+	if forwards {
+		return []segment{valued, none}, nil
+	}
+	return []segment{none, valued}, nil
 }
 
 // list returns the page of the rows matching the conditions (SQL joined with AND, and their
-// arguments). The statement is written out, and the rows scanned by hand: GORM's clause
+// arguments). The statements are written out, and the rows scanned by hand: GORM's clause
 // building and reflective scan cost about a quarter of the CPU of a list request.
 func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args []any, page Page) (Paged[T], error) {
 	var out Paged[T]
-	column := "id"
-	if page.Sort.Key != "" {
-		c, ok := k.sortKeys[page.Sort.Key]
-		if !ok {
-			return out, &Error{Code: EInvalid, Field: "sort", Message: "sort: " + strconv.Quote(page.Sort.Key) + " is not a sort key of this list"}
-		}
-		column = c
-	}
 	cur := page.Cursor
 	// A previous or last page is read backwards from its end, then turned around.
 	backwards := cur != nil && (cur.Before || cur.Last)
-	desc := page.Sort.Desc != backwards
-	if cur != nil && !cur.Last {
-		op := ">"
-		if desc {
-			op = "<"
-		}
-		if column == "id" {
-			where = append(where, "id "+op+" ?")
-			args = append(args, cur.ID)
-		} else {
-			where = append(where, "("+column+" "+op+" ? OR ("+column+" = ? AND id "+op+" ?))")
-			args = append(args, cur.Value, cur.Value, cur.ID)
-		}
-	}
-	dir := ""
-	if desc {
-		dir = " DESC"
-	}
-	order := "id" + dir
-	if column != "id" {
-		order = column + dir + ", " + order
-	}
-	query := "SELECT " + k.columns + " FROM " + k.table
-	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
+	segs, err := k.segments(page.Sort, cur, page.Sort.Desc != backwards)
+	if err != nil {
+		return out, err
 	}
 	// One row more than asked says whether more follow, instead of counting.
-	rows, err := db.WithContext(ctx).Raw(query+" ORDER BY "+order+" LIMIT ?", append(args, page.Limit+1)...).Rows()
-	if err != nil {
-		return out, storeError(err, "")
-	}
-	defer rows.Close()
 	items := make([]T, 0, page.Limit+1)
-	for rows.Next() {
-		var item T
-		if err := k.scan(rows, &item); err != nil {
-			return out, storeError(err, "")
+	for _, s := range segs {
+		if len(items) > page.Limit {
+			break
 		}
-		items = append(items, item)
-	}
-	if err := rows.Err(); err != nil {
-		return out, storeError(err, "")
+		if items, err = k.read(ctx, db, where, args, s, page.Limit+1-len(items), items); err != nil {
+			return out, err
+		}
 	}
 	more := len(items) > page.Limit
 	if more {
@@ -230,25 +298,49 @@ func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args [
 		}
 	}
 	out.Items = items
-	if len(items) == 0 {
-		return out, nil
-	}
 	hasPrev, hasNext := cur != nil, more
 	if backwards {
 		hasPrev, hasNext = more, !cur.Last
 	}
-	at := func(item *T, before bool) *Cursor {
-		c := &Cursor{Sort: page.Sort, ID: k.id(item), Before: before}
-		if page.Sort.Key != "" {
-			c.Value = k.sortValue(item, page.Sort.Key)
-		}
-		return c
+	if hasPrev && len(items) > 0 {
+		out.Prev = k.at(page.Sort, &items[0], true)
 	}
-	if hasPrev {
-		out.Prev = at(&items[0], true)
+	if hasNext && len(items) > 0 {
+		out.Next = k.at(page.Sort, &items[len(items)-1], false)
 	}
-	if hasNext {
-		out.Next = at(&items[len(items)-1], false)
+	if page.Count {
+		return out, k.totals(ctx, db, where, args, page, &out)
 	}
 	return out, nil
+}
+
+// at is the cursor of the page that starts after item (or, before, ends before it).
+func (k keyset[T]) at(sort Sort, item *T, before bool) *Cursor {
+	c := &Cursor{Sort: sort, ID: k.id(item), Before: before}
+	if sort.Key != "" {
+		c.Value = k.sortKeys[sort.Key].value(item)
+	}
+	return c
+}
+
+// read appends up to limit rows of one segment to items.
+func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args []any, s segment, limit int, items []T) ([]T, error) {
+	query := "SELECT " + k.columns + " FROM " + k.table
+	// Appending leaves the caller's slices as they were (their length), whatever it writes past it.
+	if conds := append(where, s.where...); len(conds) > 0 {
+		query += " WHERE " + strings.Join(conds, " AND ")
+	}
+	rows, err := db.WithContext(ctx).Raw(query+" ORDER BY "+s.order+" LIMIT ?", append(append(args, s.args...), limit)...).Rows()
+	if err != nil {
+		return items, storeError(err, "")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var item T
+		if err := k.scan(rows, &item); err != nil {
+			return items, storeError(err, "")
+		}
+		items = append(items, item)
+	}
+	return items, storeError(rows.Err(), "")
 }

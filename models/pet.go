@@ -39,13 +39,13 @@ func ParsePetStatus(field, s string) (PetStatus, error) {
 // its orders and history stay and staff can restore it; GORM's queries leave it out unless
 // Unscoped.
 type Pet struct {
-	ID         int64     `gorm:"primaryKey;index:idx_pets_status_id,priority:2;index:idx_pets_category_id,priority:2;index:idx_pets_deleted_id,where:deleted_at IS NOT NULL"`
-	Name       string    `gorm:"size:400;not null"`
+	ID         int64     `gorm:"primaryKey;index:idx_pets_status_id,priority:2;index:idx_pets_category_id,priority:2;index:idx_pets_deleted_id,where:deleted_at IS NOT NULL;index:idx_pets_name_id,priority:2;index:idx_pets_updated_at_id,priority:2;index:idx_pets_deleted_name_id,priority:2,where:deleted_at IS NOT NULL;index:idx_pets_deleted_status_id,priority:2,where:deleted_at IS NOT NULL;index:idx_pets_deleted_updated_at_id,priority:2,where:deleted_at IS NOT NULL"`
+	Name       string    `gorm:"size:400;not null;index:idx_pets_name_id,priority:1;index:idx_pets_deleted_name_id,priority:1,where:deleted_at IS NOT NULL"`
 	CategoryID int64     `gorm:"not null;index:idx_pets_category_id,priority:1"`
 	Category   *Category `gorm:"constraint:OnUpdate:CASCADE,OnDelete:RESTRICT"`
-	Status     PetStatus `gorm:"size:16;not null;index:idx_pets_status_id,priority:1"`
+	Status     PetStatus `gorm:"size:16;not null;index:idx_pets_status_id,priority:1;index:idx_pets_deleted_status_id,priority:1,where:deleted_at IS NOT NULL"`
 	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	UpdatedAt  time.Time `gorm:"index:idx_pets_updated_at_id,priority:1;index:idx_pets_deleted_updated_at_id,priority:1,where:deleted_at IS NOT NULL"`
 	DeletedAt  gorm.DeletedAt
 }
 
@@ -129,20 +129,28 @@ type PetFilter struct {
 	IDs []int64
 	// NameContains matches names case-insensitively (ASCII), for the admin pages' search.
 	NameContains string
+	// Search is the admin pages' search box: a number (42 or #42) finds the pet with that id,
+	// anything else is part of a name, as NameContains matches it.
+	Search string
 	// Deleted lists the deleted pets instead of the others (staff only).
 	Deleted bool
 }
 
-// pets lists the pets table. Besides id, a page may be sorted by name.
+// pets lists the pets table. Besides id, a page may be sorted by name, status or the time of the
+// last change, each through an index on (column, id), and a partial one of the deleted pets
+// (without it SQLite would read the whole catalogue's index looking for the few deleted ones).
 var pets = keyset[Pet]{
 	table:   "pets",
 	columns: "id, name, category_id, status, created_at, updated_at, deleted_at",
 	scan: func(rows *sql.Rows, p *Pet) error {
 		return rows.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt)
 	},
-	sortKeys:  map[string]string{"name": "name"},
-	sortValue: func(p *Pet, _ string) string { return p.Name },
-	id:        func(p *Pet) int64 { return p.ID },
+	sortKeys: map[string]sortKey[Pet]{
+		"name":    textKey("name", func(p *Pet) string { return p.Name }),
+		"status":  textKey("status", func(p *Pet) string { return string(p.Status) }),
+		"updated": timeKey("updated_at", false, func(p *Pet) *time.Time { return &p.UpdatedAt }),
+	},
+	id: func(p *Pet) int64 { return p.ID },
 }
 
 // PetStore reads and changes pets.
@@ -172,7 +180,13 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	}
 	if f.NameContains != "" {
 		where = append(where, "LOWER(name) LIKE ? ESCAPE '\\'")
-		args = append(args, "%"+escapeLike(strings.ToLower(f.NameContains))+"%")
+		args = append(args, nameLike(f.NameContains))
+	}
+	// A number is an id alone: with "or a name containing it", no index could answer.
+	if id, ok := searchedID(f.Search); ok {
+		where, args = append(where, "id = ?"), append(args, id)
+	} else if f.Search != "" {
+		where, args = append(where, "LOWER(name) LIKE ? ESCAPE '\\'"), append(args, nameLike(f.Search))
 	}
 	return pets.list(ctx, s.db, where, args, page)
 }
@@ -213,6 +227,15 @@ func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, 
 		return nil, categoryError(err, p.CategoryID)
 	}
 	return &p, nil
+}
+
+// nameLike is the LIKE pattern of names that contain s, case-insensitively (ASCII).
+func nameLike(s string) string { return "%" + escapeLike(strings.ToLower(s)) + "%" }
+
+// searchedID reads a search for an id: digits, after an optional #.
+func searchedID(s string) (int64, bool) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
+	return id, err == nil && id > 0 && !strings.ContainsAny(s, "+-")
 }
 
 func escapeLike(s string) string {

@@ -1,0 +1,139 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
+)
+
+// Total is how many items a list holds, or how many come before a page of it: exact while
+// counting them is cheap, an estimate past that. N 0 and not exact means unknown.
+type Total struct {
+	N     int64
+	Exact bool
+}
+
+// Counting is exact up to countCap matching rows within countBudget of database time. Counting
+// costs about 1 ms per 10,000 rows on either store (a million pets: 75 to 90 ms on PostgreSQL,
+// about 110 ms on SQLite), so an exact total adds at most about 5 ms to a page; a filter that no
+// index serves (a name search) scans every row, which the budget cuts short. Past either, the
+// total is estimated from the newest estimateSample ids, which are read through the primary key.
+const (
+	countCap       = 50_000
+	countBudget    = 25 * time.Millisecond
+	estimateSample = 10_000
+)
+
+// totals fills out's Total and Before: how many rows match the conditions, and how many of them
+// come before the page's first item.
+func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args []any, page Page, out *Paged[T]) error {
+	all, err := k.segments(Sort{}, nil, false)
+	if err != nil {
+		return err
+	}
+	if out.Total, err = k.count(ctx, db, where, args, all); err != nil {
+		return err
+	}
+	if !out.Total.Exact {
+		if out.Total, err = k.estimate(ctx, db, where, args, out.Total.N); err != nil {
+			return err
+		}
+	}
+	if out.Prev == nil {
+		out.Before = Total{Exact: true}
+		return nil
+	}
+	before, err := k.segments(page.Sort, out.Prev, !page.Sort.Desc)
+	if err != nil {
+		return err
+	}
+	if out.Before, err = k.count(ctx, db, where, args, before); err != nil || out.Before.Exact {
+		return err
+	}
+	// Past the cap the page's place is unknown; an estimate of it would mislead more than help.
+	out.Before = Total{}
+	return nil
+}
+
+// count counts the rows of the segments that match the conditions. Exact is false when it
+// stopped at countCap (N is then countCap+1) or at countBudget (N is then 0).
+func (k keyset[T]) count(ctx context.Context, db *gorm.DB, where []string, args []any, segs []segment) (Total, error) {
+	var n int64
+	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
+		for _, s := range segs {
+			query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + k.table
+			if conds := append(where, s.where...); len(conds) > 0 {
+				query += " WHERE " + strings.Join(conds, " AND ")
+			}
+			var got int64
+			// Two subqueries: SQLite reads a lone MIN or MAX from the index's end, but scans the table
+			// for both in one SELECT.
+			if err := tx.Raw(query+" LIMIT ?) AS c", append(append(args, s.args...), countCap+1-n)...).Row().Scan(&got); err != nil {
+				return err
+			}
+			if n += got; n > countCap {
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil || timedOut {
+		return Total{}, storeError(err, "")
+	}
+	return Total{N: n, Exact: n <= countCap}, nil
+}
+
+// estimate scales the matches among the newest estimateSample ids to the whole table; it is at
+// least atLeast, what counting already found.
+func (k keyset[T]) estimate(ctx context.Context, db *gorm.DB, where []string, args []any, atLeast int64) (Total, error) {
+	var lo, hi sql.NullInt64
+	var matches int64
+	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
+		// Two subqueries: SQLite reads a lone MIN or MAX from the index's end, but scans the table
+		// for both in one SELECT.
+		if err := tx.Raw("SELECT (SELECT MIN(id) FROM "+k.table+"), (SELECT MAX(id) FROM "+k.table+")").Row().Scan(&lo, &hi); err != nil || !hi.Valid {
+			return err
+		}
+		query := "SELECT COUNT(*) FROM " + k.table + " WHERE " + strings.Join(append(where, "id > ?"), " AND ")
+		return tx.Raw(query, append(args, hi.Int64-estimateSample)...).Row().Scan(&matches)
+	})
+	if err != nil || timedOut || !hi.Valid {
+		return Total{N: atLeast}, storeError(err, "")
+	}
+	span := hi.Int64 - lo.Int64 + 1
+	n := int64(float64(matches) * float64(span) / float64(min(span, estimateSample)))
+	return Total{N: max(n, atLeast)}, nil
+}
+
+// withinBudget runs read with countBudget of database time; timedOut says it was cut short.
+func withinBudget(ctx context.Context, db *gorm.DB, read func(*gorm.DB) error) (timedOut bool, err error) {
+	if db.Dialector.Name() == "postgres" {
+		// A statement timeout ends the statement and keeps the connection, which a cancelled
+		// context would close.
+		err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec("SET LOCAL statement_timeout = " + strconv.FormatInt(countBudget.Milliseconds(), 10)).Error; err != nil {
+				return err
+			}
+			return read(tx)
+		})
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled
+			return true, nil
+		}
+		return false, err
+	}
+	// SQLite interrupts the statement when its context ends, and the connection stays usable.
+	bctx, cancel := context.WithTimeout(ctx, countBudget)
+	defer cancel()
+	err = read(db.WithContext(bctx))
+	if err != nil && bctx.Err() != nil && ctx.Err() == nil {
+		return true, nil
+	}
+	return false, err
+}
