@@ -48,6 +48,8 @@ type admin struct {
 	limiter  ratelimit.Limiter
 	sessions *session.Store
 	throttle *loginThrottle
+	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
+	dbTimeout time.Duration
 }
 
 func newAdmin(d Deps) *admin {
@@ -77,6 +79,8 @@ func newAdmin(d Deps) *admin {
 		limiter:  d.Limiter,
 		sessions: store,
 		throttle: &loginThrottle{store: store.Storage, now: time.Now},
+
+		dbTimeout: d.DBTimeout,
 	}
 }
 

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"math"
 	"net/url"
 	"slices"
@@ -98,9 +99,15 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 			return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
 		}
 	}
-	pg := models.Page{Limit: adminPageSize, Sort: models.AuditOrder}
+	pg := models.Page{Limit: adminPageSize, Sort: models.AuditOrder, Count: true}
 	if pg.Cursor, err = adminQuery(c).cursor(pg.Sort); err != nil {
 		return err
+	}
+	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.exportAudit(c, filter)
 	}
 	entries, err := a.audit.List(c.UserContext(), filter, pg)
 	if err != nil {
@@ -110,7 +117,7 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	props := views.AuditProps{Filter: f, Rows: rows}
+	props := views.AuditProps{Filter: f, Rows: rows, CSVURL: withQuery(c, "format", "csv")}
 	for _, o := range models.AuditObjects {
 		props.Objects = append(props.Objects, views.Option{Value: o, Label: auditObjects[o].noun})
 	}
@@ -119,6 +126,27 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 	}
 	props.Pager = pager(c, pg, entries)
 	return render(c, views.AuditPage(page(c, "Audit log", views.SectionAudit), props))
+}
+
+// exportAudit streams the entries the filter keeps, newest first, as CSV: actors and fields as
+// recorded (actor strings, fields as JSON by their API names), for other programs to read.
+func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
+	header := []string{"id", "time", "actor", "object", "object id", "object name", "action", "before", "after"}
+	return a.exportCSV(c, "audit", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.dbTimeout, models.Page{}, func(ctx context.Context, pg models.Page) (models.Paged[models.AuditEntry], error) {
+			return a.audit.List(ctx, f, pg)
+		}, func(_ context.Context, entries []models.AuditEntry) error {
+			for i := range entries {
+				e := &entries[i]
+				err := rows.Row(strconv.FormatInt(e.ID, 10), csvTime(&e.CreatedAt), e.Actor, e.ObjectType,
+					strconv.FormatInt(e.ObjectID, 10), e.ObjectName, e.Action, e.Before, e.After)
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // objectAudit is an object's newest entries for its page, and the address of all of them.

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -41,8 +42,14 @@ func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
 	return render(c, views.Keys(page(c, "API keys", views.SectionKeys), props))
 }
 
-// listKeys is the API keys page.
+// listKeys is the API keys page; with format=csv, every key as CSV.
 func (a *admin) listKeys(c *fiber.Ctx) error {
+	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.exportKeys(c)
+	}
 	return a.renderKeys(c, views.KeyForm{Plan: string(models.PlanFree)})
 }
 
@@ -215,4 +222,27 @@ func (a *admin) unbanKey(c *fiber.Ctx) error {
 		return err
 	}
 	return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Lifted the ban on "+k.Name+".")
+}
+
+// exportKeys writes every key as CSV: what the keys page shows of each, never a secret. Keys are
+// few, and read in one go.
+func (a *admin) exportKeys(c *fiber.Ctx) error {
+	keys, err := a.keys.List(c.UserContext())
+	if err != nil {
+		return err
+	}
+	header := []string{"id", "name", "prefix", "plan", "per minute", "per day", "state", "created", "expires", "revoked", "banned until", "last used"}
+	now := a.keys.Now()
+	return a.exportCSV(c, "api-keys", header, func(_ context.Context, rows csvRows) error {
+		for i := range keys {
+			k := &keys[i]
+			l := k.Limits()
+			err := rows.Row(strconv.FormatInt(k.ID, 10), k.Name, k.Prefix, string(k.Plan), strconv.Itoa(l.PerMinute), strconv.Itoa(l.PerDay),
+				k.State(now), csvTime(&k.CreatedAt), csvTime(k.ExpiresAt), csvTime(k.RevokedAt), csvTime(k.BannedUntil), csvTime(k.LastUsedAt))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

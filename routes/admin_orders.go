@@ -1,8 +1,11 @@
 package routes
 
 import (
+	"context"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -36,21 +39,49 @@ func (a *admin) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]view
 	return out, nil
 }
 
-// listOrders is the orders table: a status filter and keyset pages, in the query string.
+// orderColumns are the orders table's sortable columns; it shows the newest first by default.
+var orderColumns = []sortColumn{
+	{key: "id", label: "Order", num: true},
+	{key: "status", label: "Status"},
+	{key: "shipDate", label: "Ship date", newestFirst: true},
+	{key: "placed", label: "Placed", newestFirst: true},
+}
+
+var newestOrdersFirst = models.Sort{Key: "placed", Desc: true}
+
+// listOrders is the orders table: a status filter, a search (an order's id, or part of its pet's
+// name), a sort and keyset pages with their total, in the query string; or, with format=csv, the
+// whole filtered list as CSV.
 func (a *admin) listOrders(c *fiber.Ctx) error {
 	q := adminQuery(c)
 	status, err := q.one("status")
 	if err != nil {
 		return err
 	}
-	l := views.OrdersListProps{Status: status}
-	var f models.OrderFilter
+	search, err := q.one("q")
+	if err != nil {
+		return err
+	}
+	l := views.OrdersListProps{Status: status, Q: strings.TrimSpace(search)}
+	if utf8.RuneCountInString(l.Q) > models.MaxNameLength {
+		return models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
+	}
+	f := models.OrderFilter{Search: l.Q}
 	if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
 		return err
 	}
-	pg := models.Page{Limit: adminPageSize}
+	pg := models.Page{Limit: adminPageSize, Count: true}
+	if pg.Sort, err = sortOf(q, orderColumns, newestOrdersFirst); err != nil {
+		return err
+	}
 	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
 		return err
+	}
+	if csv, err := wantsCSV(q); csv || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.exportOrders(c, f, pg.Sort)
 	}
 	orders, err := a.orders.List(c.UserContext(), f, pg)
 	if err != nil {
@@ -69,7 +100,44 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 		l.Rows[i] = orderRow(&orders.Items[i], names[orders.Items[i].PetID])
 	}
 	l.Pager = pager(c, pg, orders)
+	l.Sort = sortHeaders(c, orderColumns, pg.Sort, newestOrdersFirst)
+	l.CSVURL = withQuery(c, "format", "csv")
+	if pg.Sort != newestOrdersFirst {
+		l.SortParam = pg.Sort.String()
+	}
 	return render(c, views.OrdersList(page(c, "Orders", views.SectionOrders), l))
+}
+
+// exportOrders streams the filtered orders, in the table's order, as CSV.
+func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sort) error {
+	header := []string{"id", "pet id", "pet", "status", "ship date", "placed", "updated"}
+	return a.exportCSV(c, "orders", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
+			return a.orders.List(ctx, f, pg)
+		}, func(ctx context.Context, orders []models.Order) error {
+			ids := make([]int64, len(orders))
+			for i := range orders {
+				ids[i] = orders[i].PetID
+			}
+			names, err := a.pets.Names(ctx, ids)
+			if err != nil {
+				return err
+			}
+			for i := range orders {
+				o := &orders[i]
+				ship := ""
+				if o.ShipDate != nil {
+					ship = o.ShipDate.UTC().Format(time.DateOnly)
+				}
+				err := rows.Row(strconv.FormatInt(o.ID, 10), strconv.FormatInt(o.PetID, 10), names[o.PetID], string(o.Status),
+					ship, csvTime(&o.CreatedAt), csvTime(&o.UpdatedAt))
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // showOrder is an order's page.

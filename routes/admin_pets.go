@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -10,9 +11,6 @@ import (
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
-
-// adminPageSize is how many rows an admin table shows at once.
-const adminPageSize = 25
 
 // categoryOptions lists the categories as choices, and their names by id.
 func (a *admin) categoryOptions(c *fiber.Ctx) ([]views.Option, map[int64]string, error) {
@@ -34,8 +32,17 @@ func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
 		Status: string(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Deleted: p.DeletedAt.Valid}
 }
 
-// listPets is the pets table: filters by status, category and name, the deleted pets instead of
-// the catalogue, keyset-paginated, all in the query string.
+// petColumns are the pets table's sortable columns; it is sorted by id by default.
+var petColumns = []sortColumn{
+	{key: "id", label: "ID", num: true},
+	{key: "name", label: "Name"},
+	{key: "status", label: "Status"},
+	{key: "updated", label: "Updated", newestFirst: true},
+}
+
+// listPets is the pets table: filters by status, category and a search (an id, or part of a
+// name), the deleted pets instead of the catalogue, sorted by a column, keyset-paginated with
+// its total, all in the query string; or, with format=csv, the whole filtered list as CSV.
 func (a *admin) listPets(c *fiber.Ctx) error {
 	q := adminQuery(c)
 	var f views.PetFilter
@@ -58,7 +65,7 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	if utf8.RuneCountInString(f.Q) > models.MaxNameLength {
 		return models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
 	}
-	filter.NameContains = f.Q
+	filter.Search = f.Q
 	switch f.Show {
 	case "":
 	case views.ShowDeleted:
@@ -66,19 +73,33 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	default:
 		return &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
 	}
-	pg := models.Page{Limit: adminPageSize}
+	pg := models.Page{Limit: adminPageSize, Count: true}
+	if pg.Sort, err = sortOf(q, petColumns, models.Sort{}); err != nil {
+		return err
+	}
 	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+		return err
+	}
+	csv, err := wantsCSV(q)
+	if err != nil {
 		return err
 	}
 	opts, names, err := a.categoryOptions(c)
 	if err != nil {
 		return err
 	}
+	if csv {
+		return a.exportPets(c, filter, pg.Sort, names)
+	}
 	pets, err := a.pets.List(c.UserContext(), filter, pg)
 	if err != nil {
 		return err
 	}
-	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets.Items))}
+	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets.Items)),
+		Sort: sortHeaders(c, petColumns, pg.Sort, models.Sort{}), CSVURL: withQuery(c, "format", "csv"), ListURL: c.OriginalURL()}
+	if pg.Sort != (models.Sort{}) {
+		l.SortParam = pg.Sort.String()
+	}
 	for i := range pets.Items {
 		l.Rows[i] = petRow(&pets.Items[i], names)
 	}
@@ -86,21 +107,28 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	return render(c, views.PetsList(page(c, "Pets", views.SectionPets), l))
 }
 
-// pager links the pages around a keyset page, in the same query: the first (when this is not
-// it), the previous, the next and the last.
-func pager[T any](c *fiber.Ctx, pg models.Page, list models.Paged[T]) views.Pager {
-	p := views.Pager{Shown: len(list.Items)}
-	if pg.Cursor != nil {
-		p.FirstURL = pageURL(c, "", nil)
-	}
-	if list.Prev != nil {
-		p.PrevURL = pageURL(c, "", list.Prev)
-	}
-	if list.Next != nil {
-		p.NextURL = pageURL(c, "", list.Next)
-		p.LastURL = pageURL(c, "", &models.Cursor{Sort: pg.Sort, Last: true})
-	}
-	return p
+// exportPets streams the filtered pets, in the table's order, as CSV.
+func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
+	header := []string{"id", "name", "category", "status", "created", "updated", "deleted"}
+	return a.exportCSV(c, "pets", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
+			return a.pets.List(ctx, f, pg)
+		}, func(_ context.Context, pets []models.Pet) error {
+			for i := range pets {
+				p := &pets[i]
+				var deleted *time.Time
+				if p.DeletedAt.Valid {
+					deleted = &p.DeletedAt.Time
+				}
+				err := rows.Row(strconv.FormatInt(p.ID, 10), p.Name, categories[p.CategoryID], string(p.Status),
+					csvTime(&p.CreatedAt), csvTime(&p.UpdatedAt), csvTime(deleted))
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // showPet is a pet's page.

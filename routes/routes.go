@@ -130,6 +130,7 @@ func Register(app *fiber.App, d Deps) {
 	adm.Get("/", staff, a.dashboard)
 	adm.Get("/pets", staff, a.listPets)
 	adm.Post("/pets", staff, a.createPet)
+	adm.Post("/pets/bulk", staff, a.bulkPets)
 	adm.Get("/pets/new", staff, a.newPetForm)
 	adm.Get("/pets/:id", staff, a.showPet)
 	adm.Post("/pets/:id", staff, a.updatePet)

@@ -26,3 +26,18 @@ document.querySelectorAll("[data-close-confirm]").forEach(function (link) {
 // On a phone the navigation is one line that scrolls sideways: show the current page's link.
 var current = document.querySelector('.nav a[aria-current="page"]');
 if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest", inline: "nearest" });
+// A table's "select every row" box ticks or clears every row's box of its form.
+document.querySelectorAll("input[data-select-all]").forEach(function (all) {
+  var boxes = all.form.querySelectorAll('input[type="checkbox"][name="' + all.getAttribute("data-select-all") + '"]');
+  all.hidden = false;
+  all.addEventListener("change", function () {
+    boxes.forEach(function (box) { box.checked = all.checked; });
+  });
+  boxes.forEach(function (box) {
+    box.addEventListener("change", function () {
+      var ticked = all.form.querySelectorAll('input[type="checkbox"][name="' + all.getAttribute("data-select-all") + '"]:checked').length;
+      all.checked = ticked === boxes.length;
+      all.indeterminate = ticked > 0 && ticked < boxes.length;
+    });
+  });
+});

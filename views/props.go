@@ -52,12 +52,27 @@ type Crumb struct {
 
 // Pager is keyset pagination: links to the pages around this one, each empty where there is none.
 type Pager struct {
-	Shown   int
+	Shown int
+	// Total is how many rows the list holds, exactly or (not Exact) about; 0 and not Exact when
+	// unknown. From is the place of the page's first row (1 for the first page), 0 when unknown.
+	Total   int64
+	Exact   bool
+	From    int64
 	NextURL string
 	PrevURL string
 	LastURL string
 	// FirstURL is set when the page is not the first.
 	FirstURL string
+}
+
+// SortHeader is the heading of a column that sorts its table. Sort is "ascending" or
+// "descending" on the column the table is sorted by; Next is the order URL shows.
+type SortHeader struct {
+	Label string
+	URL   string
+	Sort  string
+	Next  string
+	Num   bool
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -94,4 +109,40 @@ func adminURL(path string, args ...string) templ.SafeURL {
 		}
 	}
 	return templ.SafeURL(u)
+}
+
+// Summary says which rows of how many a page shows: "1–25 of 2,770 pets", "1–25 of about
+// 1,000,000 pets" past what is counted exactly, "25 of about 1,000,000 pets" where the page's
+// place is not known, and "Showing 25 pets" where the list was not counted.
+func (p Pager) Summary(noun string) string {
+	if p.Total == 0 && !p.Exact {
+		return "Showing " + strconv.Itoa(p.Shown) + " " + noun
+	}
+	total := Thousands(p.Total)
+	if !p.Exact {
+		total = "about " + Thousands(roughly(p.Total))
+	}
+	if p.From == 0 {
+		return "Showing " + strconv.Itoa(p.Shown) + " of " + total + " " + noun
+	}
+	return Thousands(p.From) + "–" + Thousands(p.From+int64(p.Shown)-1) + " of " + total + " " + noun
+}
+
+// roughly rounds an estimate to two significant digits: 1,000,000, 250,000, 5,100.
+func roughly(n int64) int64 {
+	unit := int64(1)
+	for n/unit >= 100 {
+		unit *= 10
+	}
+	return (n + unit/2) / unit * unit
+}
+
+func sortMark(sort string) string {
+	switch sort {
+	case "ascending":
+		return "▲"
+	case "descending":
+		return "▼"
+	}
+	return ""
 }

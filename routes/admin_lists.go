@@ -1,0 +1,206 @@
+package routes
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
+)
+
+// What the admin tables share: columns that sort them, pages with their place in the whole list,
+// and the whole filtered list as CSV.
+
+// adminPageSize is how many rows an admin table shows at once.
+const adminPageSize = 25
+
+// sortColumn is a column a table may be sorted by: its key in ?sort= ("id" is the id order),
+// and whether its first click sorts newest first (dates) rather than ascending.
+type sortColumn struct {
+	key, label  string
+	num         bool
+	newestFirst bool
+}
+
+// sortOf reads ?sort=: a column's key, ascending, or with a leading "-", descending. Absent, the
+// table's default.
+func sortOf(q query, cols []sortColumn, def models.Sort) (models.Sort, error) {
+	s, err := q.one("sort")
+	if err != nil || s == "" {
+		return def, err
+	}
+	key, desc := strings.CutPrefix(s, "-")
+	keys := make([]string, len(cols))
+	for i, col := range cols {
+		keys[i] = col.key
+		if col.key == key {
+			if key == "id" {
+				key = ""
+			}
+			return models.Sort{Key: key, Desc: desc}, nil
+		}
+	}
+	return def, &models.Error{Code: models.EInvalid, Field: "sort", Message: "sort: must be one of " + strings.Join(keys, ", ") + ", or one of them after - for descending"}
+}
+
+// sortHeaders are the headings of the sortable columns: each links to the table sorted by it,
+// the other way round when it is the current order, on the first page of the same filters.
+func sortHeaders(c *fiber.Ctx, cols []sortColumn, cur, def models.Sort) map[string]views.SortHeader {
+	out := make(map[string]views.SortHeader, len(cols))
+	for _, col := range cols {
+		key := col.key
+		if key == "id" {
+			key = ""
+		}
+		h := views.SortHeader{Label: col.label, Num: col.num}
+		next := models.Sort{Key: key, Desc: col.newestFirst}
+		if cur.Key == key {
+			h.Sort = "ascending"
+			if cur.Desc {
+				h.Sort = "descending"
+			}
+			next.Desc = !cur.Desc
+		}
+		h.Next = "ascending"
+		if next.Desc {
+			h.Next = "descending"
+		}
+		value := next.String()
+		if next == def {
+			value = ""
+		}
+		h.URL = withQuery(c, "sort", value)
+		out[col.key] = h
+	}
+	return out
+}
+
+// withQuery is this request's path and query on the first page (no cursor), with name set to
+// value ("" drops it) and without format. Empty parameters are dropped.
+func withQuery(c *fiber.Ctx, name, value string) string {
+	q := url.Values{}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if len(v) > 0 {
+			q.Add(string(k), string(v))
+		}
+	})
+	q.Del("cursor")
+	q.Del("format")
+	q.Del(name)
+	if value != "" {
+		q.Set(name, value)
+	}
+	if len(q) == 0 {
+		return c.Path()
+	}
+	return c.Path() + "?" + q.Encode()
+}
+
+// pager links the pages around a keyset page, in the same query: the first (when this is not
+// it), the previous, the next and the last; with the list's total and the page's place in it
+// when the page was counted.
+func pager[T any](c *fiber.Ctx, pg models.Page, list models.Paged[T]) views.Pager {
+	p := views.Pager{Shown: len(list.Items), Total: list.Total.N, Exact: list.Total.Exact}
+	if list.Before.Exact && len(list.Items) > 0 {
+		p.From = list.Before.N + 1
+	}
+	if pg.Cursor != nil {
+		p.FirstURL = pageURL(c, "", nil)
+	}
+	if list.Prev != nil {
+		p.PrevURL = pageURL(c, "", list.Prev)
+	}
+	if list.Next != nil {
+		p.NextURL = pageURL(c, "", list.Next)
+		p.LastURL = pageURL(c, "", &models.Cursor{Sort: pg.Sort, Last: true})
+	}
+	return p
+}
+
+// wantsCSV reads ?format=: csv asks for the whole filtered list as a CSV file; absent, the page.
+func wantsCSV(q query) (bool, error) {
+	f, err := q.one("format")
+	if err != nil || f == "" {
+		return false, err
+	}
+	if f != "csv" {
+		return false, &models.Error{Code: models.EInvalid, Field: "format", Message: "format: must be csv, or left out for the page"}
+	}
+	return true, nil
+}
+
+// exportPageSize is how many rows an export reads at once.
+const exportPageSize = 1000
+
+// csvRows writes rows of a CSV export.
+type csvRows struct{ w *csv.Writer }
+
+// Row writes one row. A cell that a spreadsheet would run as a formula (it starts with = + - @,
+// a tab or a carriage return) is written after an apostrophe, which makes it text.
+func (r csvRows) Row(cells ...string) error {
+	for i, cell := range cells {
+		if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+			cells[i] = "'" + cell
+		}
+	}
+	return r.w.Write(cells)
+}
+
+// exportCSV answers the file name-DATE.csv: header, then every row write produces, streamed as it
+// is written. write reads its list a page at a time (exportPages), so no export holds more than
+// a page in memory, however long the list. It runs after the handler has returned, with ctx
+// (the request's, without its deadline; each page has its own). A failure after the first row
+// has gone can no longer change the status: the file then ends with a row that says so.
+func (a *admin) exportCSV(c *fiber.Ctx, name string, header []string, write func(ctx context.Context, rows csvRows) error) error {
+	ctx := context.WithoutCancel(c.UserContext())
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	// The name is the list's own and a date, never anything from the request.
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+"-"+time.Now().UTC().Format(time.DateOnly)+`.csv"`)
+	log := a.log
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
+		w := csv.NewWriter(bw)
+		w.UseCRLF = true
+		rows := csvRows{w: w}
+		err := rows.Row(header...)
+		if err == nil {
+			err = write(ctx, rows)
+		}
+		if err != nil {
+			log.ErrorContext(ctx, "CSV export stopped", "list", name, "error", err)
+			_ = rows.Row("The export stopped here: " + models.ErrorMessage(err) + " Export again to get the whole list.")
+		}
+		w.Flush()
+	})
+	return nil
+}
+
+// exportPages reads a list from its first page to its last, exportPageSize rows at a time, each
+// page under its own database deadline, and hands each to emit.
+func exportPages[T any](ctx context.Context, timeout time.Duration, pg models.Page, list func(context.Context, models.Page) (models.Paged[T], error), emit func(context.Context, []T) error) error {
+	pg.Limit, pg.Cursor, pg.Count = exportPageSize, nil, false
+	for {
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		page, err := list(pctx, pg)
+		if err == nil {
+			err = emit(pctx, page.Items)
+		}
+		cancel()
+		if err != nil || page.Next == nil {
+			return err
+		}
+		pg.Cursor = page.Next
+	}
+}
+
+// csvTime writes a time for a spreadsheet: UTC, RFC 3339; "" for none.
+func csvTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
