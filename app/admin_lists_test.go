@@ -113,7 +113,7 @@ func TestPetsTableSortsByEachColumnAndSaysHowManyOfHowMany(t *testing.T) {
 		if got := sortedBy(byName); got["name"] != "ascending" || len(got) != 1 {
 			t.Fatalf("sorted by name, the headings say %v", got)
 		}
-		if v := byName.Doc.Find(`[data-testid="pet-filters"] input[name="sort"]`).AttrOr("value", ""); v != "name" {
+		if v := byName.Doc.Find(`#f-sort option[selected]`).AttrOr("value", ""); v != "name" {
 			t.Fatalf("the filter form forgets the order: %q", v)
 		}
 		last := b.Get(t, byName.TestID("last-page").AttrOr("href", ""))
@@ -232,7 +232,7 @@ func TestOrdersTableIsNewestFirstSortsSearchesAndCounts(t *testing.T) {
 				t.Errorf("search %q found nothing and says %q", q, page.Text("empty"))
 			}
 		}
-		if v := b.Get(t, "/admin/orders?q=pet&sort=status").Doc.Find(`[data-testid="order-filters"] input[name="sort"]`).AttrOr("value", ""); v != "status" {
+		if v := b.Get(t, "/admin/orders?q=pet&sort=status").Doc.Find(`#f-sort option[selected]`).AttrOr("value", ""); v != "status" {
 			t.Fatalf("the filter form forgets the order: %q", v)
 		}
 		wantStatus(t, b.Get(t, "/admin/orders?sort=pet"), http.StatusBadRequest)

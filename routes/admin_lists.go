@@ -20,11 +20,13 @@ import (
 const adminPageSize = 25
 
 // sortColumn is a column a table may be sorted by: its key in ?sort= ("id" is the id order),
-// and whether its first click sorts newest first (dates) rather than ascending.
+// whether its first click sorts newest first (dates) rather than ascending, and how the filter
+// form's choices say each direction.
 type sortColumn struct {
 	key, label  string
 	num         bool
 	newestFirst bool
+	asc, desc   string
 }
 
 // sortOf reads ?sort=: a column's key, ascending, or with a leading "-", descending. Absent, the
@@ -76,6 +78,30 @@ func sortHeaders(c *fiber.Ctx, cols []sortColumn, cur, def models.Sort) map[stri
 		}
 		h.URL = withQuery(c, "sort", value)
 		out[col.key] = h
+	}
+	return out
+}
+
+// sortOptions are the orders a table may take, as the filter form offers them; the default's
+// value is empty, as the page's own links leave it out.
+func sortOptions(cols []sortColumn, def models.Sort) []views.Option {
+	var out []views.Option
+	for _, col := range cols {
+		key := col.key
+		if key == "id" {
+			key = ""
+		}
+		for _, desc := range []bool{col.newestFirst, !col.newestFirst} {
+			s, label := models.Sort{Key: key, Desc: desc}, col.asc
+			if desc {
+				label = col.desc
+			}
+			value := s.String()
+			if s == def {
+				value = ""
+			}
+			out = append(out, views.Option{Value: value, Label: label})
+		}
 	}
 	return out
 }

@@ -41,10 +41,10 @@ func (a *admin) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]view
 
 // orderColumns are the orders table's sortable columns; it shows the newest first by default.
 var orderColumns = []sortColumn{
-	{key: "id", label: "Order", num: true},
-	{key: "status", label: "Status"},
-	{key: "shipDate", label: "Ship date", newestFirst: true},
-	{key: "placed", label: "Placed", newestFirst: true},
+	{key: "placed", label: "Placed", newestFirst: true, asc: "Oldest first", desc: "Newest first"},
+	{key: "id", label: "Order", num: true, asc: "Order number, lowest first", desc: "Order number, highest first"},
+	{key: "status", label: "Status", asc: "Status, A to Z", desc: "Status, Z to A"},
+	{key: "shipDate", label: "Ship date", newestFirst: true, asc: "Ship date, soonest first", desc: "Ship date, latest first"},
 }
 
 var newestOrdersFirst = models.Sort{Key: "placed", Desc: true}
@@ -102,6 +102,7 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 	l.Pager = pager(c, pg, orders)
 	l.Sort = sortHeaders(c, orderColumns, pg.Sort, newestOrdersFirst)
 	l.CSVURL = withQuery(c, "format", "csv")
+	l.SortOptions = sortOptions(orderColumns, newestOrdersFirst)
 	if pg.Sort != newestOrdersFirst {
 		l.SortParam = pg.Sort.String()
 	}

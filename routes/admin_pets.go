@@ -34,10 +34,10 @@ func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
 
 // petColumns are the pets table's sortable columns; it is sorted by id by default.
 var petColumns = []sortColumn{
-	{key: "id", label: "ID", num: true},
-	{key: "name", label: "Name"},
-	{key: "status", label: "Status"},
-	{key: "updated", label: "Updated", newestFirst: true},
+	{key: "id", label: "ID", num: true, asc: "Oldest added first", desc: "Newest added first"},
+	{key: "name", label: "Name", asc: "Name, A to Z", desc: "Name, Z to A"},
+	{key: "status", label: "Status", asc: "Status, A to Z", desc: "Status, Z to A"},
+	{key: "updated", label: "Updated", newestFirst: true, asc: "Changed longest ago first", desc: "Changed most recently first"},
 }
 
 // listPets is the pets table: filters by status, category and a search (an id, or part of a
@@ -97,6 +97,7 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	}
 	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets.Items)),
 		Sort: sortHeaders(c, petColumns, pg.Sort, models.Sort{}), CSVURL: withQuery(c, "format", "csv"), ListURL: c.OriginalURL()}
+	l.SortOptions = sortOptions(petColumns, models.Sort{})
 	if pg.Sort != (models.Sort{}) {
 		l.SortParam = pg.Sort.String()
 	}

@@ -5,6 +5,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -115,6 +116,9 @@ func adminURL(path string, args ...string) templ.SafeURL {
 // 1,000,000 pets" past what is counted exactly, "25 of about 1,000,000 pets" where the page's
 // place is not known, and "Showing 25 pets" where the list was not counted.
 func (p Pager) Summary(noun string) string {
+	if p.Total == 1 && p.Exact {
+		return "1 of 1 " + strings.TrimSuffix(noun, "s")
+	}
 	if p.Total == 0 && !p.Exact {
 		return "Showing " + strconv.Itoa(p.Shown) + " " + noun
 	}

@@ -286,3 +286,24 @@ func TestAKeysSecretAppearsOnlyWhenGiven(t *testing.T) {
 		t.Fatal("a revoked key offers changes")
 	}
 }
+
+// A page says which rows of how many it shows; past what is counted exactly, "about" a rounded
+// number; where its place is not known, no range.
+func TestPagerSummarySaysWhichRowsOfHowMany(t *testing.T) {
+	for _, tc := range []struct {
+		p    views.Pager
+		want string
+	}{
+		{views.Pager{Shown: 25, Total: 2770, Exact: true, From: 1}, "1–25 of 2,770 pets"},
+		{views.Pager{Shown: 20, Total: 2770, Exact: true, From: 2751}, "2,751–2,770 of 2,770 pets"},
+		{views.Pager{Shown: 1, Total: 1, Exact: true, From: 1}, "1 of 1 pet"},
+		{views.Pager{Shown: 25, Total: 1_000_347, From: 26}, "26–50 of about 1,000,000 pets"},
+		{views.Pager{Shown: 25, Total: 251_300}, "Showing 25 of about 250,000 pets"},
+		{views.Pager{Shown: 25, Total: 5_149}, "Showing 25 of about 5,100 pets"},
+		{views.Pager{Shown: 25}, "Showing 25 pets"},
+	} {
+		if got := tc.p.Summary("pets"); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
