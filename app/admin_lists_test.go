@@ -137,7 +137,6 @@ func TestPetsTableSortsByEachColumnAndSaysHowManyOfHowMany(t *testing.T) {
 	})
 }
 
-
 func TestPetsSearchFindsAnIDOrPartOfAName(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
