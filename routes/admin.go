@@ -14,7 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/models/ratelimit"
 	"github.com/petstore/petstore/static"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
@@ -37,7 +37,9 @@ type admin struct {
 	cats     *models.CategoryStore
 	orders   *models.OrderStore
 	keys     *models.APIKeyStore
+	clients  *models.ClientStore
 	limiter  ratelimit.Limiter
+	now      func() time.Time
 	sessions *session.Store
 	throttle *loginThrottle
 }
@@ -65,7 +67,9 @@ func newAdmin(d Deps) *admin {
 		cats:     d.AdminCategories,
 		orders:   d.Orders,
 		keys:     d.Keys,
+		clients:  d.Clients,
 		limiter:  d.Limiter,
+		now:      d.Now,
 		sessions: store,
 		throttle: &loginThrottle{store: store.Storage, now: time.Now},
 	}

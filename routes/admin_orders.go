@@ -42,7 +42,7 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	orders, more, err := a.orders.List(c.UserContext(), f, pg)
+	orders, more, err := a.orders.List(c.UserContext(), models.StaffOwner, f, pg)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ var orderActionLabels = map[models.Action]views.OrderAction{
 // list); refusal is why the last action was refused.
 func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
 	ctx := c.UserContext()
-	o, err := a.orders.Get(ctx, id)
+	o, err := a.orders.Get(ctx, id, models.StaffOwner)
 	if err != nil {
 		return err
 	}

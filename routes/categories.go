@@ -21,6 +21,7 @@ type Category struct {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@x-stability	"beta"
 //	@Success		200	{array}	Category	"All categories"
 //	@Router			/categories [get]

@@ -44,12 +44,13 @@ func orderResponse(o *models.Order) Order {
 // listOrders godoc
 //
 //	@Summary		List store orders
-//	@Description	Returns up to `limit` orders in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
+//	@Description	Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
 //	@ID				listOrders
 //	@Tags			store
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
+//	@x-required-scope	"orders:read"
 //	@Param			limit	query		int		false	"Maximum number of orders returned"	minimum(1)	maximum(100)	default(20)
 //	@Param			status	query		string	false	"Return only orders with this status"	Enums(placed, approved, delivered, cancelled)
 //	@Param			cursor	query		string	false	"Opaque token from the previous page's Link header"
@@ -69,7 +70,7 @@ func listOrders(orders *models.OrderStore) fiber.Handler {
 				return invalidParam(err)
 			}
 		}
-		list, more, err := orders.List(c.UserContext(), f, q.page)
+		list, more, err := orders.List(c.UserContext(), callerOwner(c), f, q.page)
 		if err != nil {
 			return err
 		}
@@ -87,13 +88,14 @@ func listOrders(orders *models.OrderStore) fiber.Handler {
 // createOrder godoc
 //
 //	@Summary		Place a store order
-//	@Description	Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+//	@Description	Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
 //	@ID				createOrder
 //	@Tags			store
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
+//	@x-required-scope	"orders:write"
 //	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
 //	@Param			order			body		NewOrder	true	"The order to place"
 //	@Success		201				{object}	Order		"Order placed; the animal is now pending"
@@ -121,7 +123,7 @@ func createOrder(orders *models.OrderStore) fiber.Handler {
 			}
 			n.ShipDate = &d
 		}
-		o, err := orders.Place(c.UserContext(), n, models.APIKeyActor(callerKeyID(c)))
+		o, err := orders.Place(c.UserContext(), n, callerOwner(c), models.APIKeyActor(callerKeyID(c)))
 		if err != nil {
 			return err
 		}
@@ -133,16 +135,17 @@ func createOrder(orders *models.OrderStore) fiber.Handler {
 // getOrder godoc
 //
 //	@Summary		Get a store order
-//	@Description	The order that `POST /store/orders` placed, as it is now (its `Location`).
+//	@Description	The order that `POST /store/orders` placed, as it is now (its `Location`). Another client's order answers 404, as a missing one does.
 //	@ID				getOrder
 //	@Tags			store
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
+//	@x-required-scope	"orders:read"
 //	@Param			orderId	path		int		true	"Identifier of the order"	Format(int64)
 //	@Success		200		{object}	Order	"The order exists"
 //	@Failure		400		{object}	Error	"orderId is not a 64-bit integer"
-//	@Failure		404		{object}	Error	"No order with this id"
+//	@Failure		404		{object}	Error	"No order with this id among the client's own"
 //	@Router			/store/orders/{orderId} [get]
 func getOrder(orders *models.OrderStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -150,7 +153,37 @@ func getOrder(orders *models.OrderStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		o, err := orders.Get(c.UserContext(), id)
+		o, err := orders.Get(c.UserContext(), id, callerOwner(c))
+		if err != nil {
+			return err
+		}
+		return c.JSON(orderResponse(o))
+	}
+}
+
+// cancelOrder godoc
+//
+//	@Summary		Cancel a store order
+//	@Description	Cancels one of the client's own orders while it is `placed`; its animal is `available` again. Once staff have approved an order only they can cancel it. Another client's order answers 404, as a missing one does.
+//	@ID				cancelOrder
+//	@Tags			store
+//	@Produce		json
+//	@Security		BearerAuth
+//	@x-stability	"experimental"
+//	@x-required-scope	"orders:write"
+//	@Param			orderId	path		int		true	"Identifier of the order"	Format(int64)
+//	@Success		200		{object}	Order	"The order, now cancelled"
+//	@Failure		400		{object}	Error	"orderId is not a 64-bit integer"
+//	@Failure		404		{object}	Error	"No order with this id among the client's own"
+//	@Failure		409		{object}	Error	"The order is not placed (approved, delivered or already cancelled)"
+//	@Router			/store/orders/{orderId}/cancel [post]
+func cancelOrder(orders *models.OrderStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "orderId")
+		if err != nil {
+			return err
+		}
+		o, err := orders.CancelOwn(c.UserContext(), id, callerOwner(c), models.APIKeyActor(callerKeyID(c)))
 		if err != nil {
 			return err
 		}

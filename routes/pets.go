@@ -47,6 +47,7 @@ func petResponse(p *models.Pet) Pet {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@Param			limit	query		int			false	"Maximum number of animals returned"							minimum(1)	maximum(100)	default(20)
 //	@Param			status	query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
 //	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"
@@ -90,6 +91,7 @@ func listPets(pets *models.PetStore) fiber.Handler {
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:write"
 //	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
 //	@Param			pet				body		NewPet	true	"The animal to add"
 //	@Success		201				{object}	Pet		"Animal added"
@@ -125,6 +127,7 @@ func createPet(pets *models.PetStore) fiber.Handler {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@Deprecated
 //	@Param			petId	path		int			true	"Identifier of the animal to retrieve"	Format(int64)	example(42)
 //	@Success		200		{object}	Pet			"The animal exists"

@@ -24,6 +24,7 @@ const (
 	SectionCategories = "categories"
 	SectionOrders     = "orders"
 	SectionKeys       = "keys"
+	SectionClients    = "clients"
 	SectionStaff      = "staff"
 )
 

@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes/apiservers"
 )
 
@@ -28,6 +29,10 @@ var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
 // stabilities are the values DECISIONS.md gives `x-stability`.
 var stabilities = []string{"beta", "experimental"}
+
+// requiredScope is the extension that names the scope an operation needs (`@x-required-scope`
+// on its handler, the same scope routes.go checks).
+const requiredScope = "x-required-scope"
 
 // convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
 func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
@@ -120,6 +125,9 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 					delete(p.Value.Extensions, "x-example")
 				}
 			}
+			if sc, ok := op.Extensions[requiredScope].(string); ok {
+				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds the scope `" + sc + "`: a key without it is answered 403 `insufficient_scope`.")
+			}
 			completeResponses(op)
 			closeRequestBody(doc, op)
 			if op.RequestBody != nil && op.RequestBody.Value != nil {
@@ -165,7 +173,7 @@ func sharedHeaders() map[string]*openapi3.Header {
 		"Retry-After": header(true, integer(0, 30),
 			"Whole seconds to wait before sending again."),
 		"WWW-Authenticate": header(true, str(`Bearer realm="petstore", error="invalid_token"`),
-			`The challenge: Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid.`),
+			`The challenge (RFC 6750): Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid, or with error="insufficient_scope" and scope="<the scope needed>" when the key lacks the operation's scope.`),
 	}
 }
 
@@ -180,6 +188,9 @@ var sharedResponses = []sharedResponse{
 	{"Unauthorized", "401", "The API key is missing (missing_api_key) or unknown, revoked or expired (invalid_api_key).",
 		[]string{"WWW-Authenticate"},
 		map[string]any{"code": "missing_api_key", "message": "an API key is required: send it as Authorization: Bearer <key>", "status": 401}},
+	{"Forbidden", "403", "The API key lacks the scope this operation needs (insufficient_scope); WWW-Authenticate names it. The request counts against the key's limits.",
+		[]string{"WWW-Authenticate"},
+		map[string]any{"code": "insufficient_scope", "message": "this operation needs the scope orders:write, which the API key does not have", "status": 403}},
 	{"TooManyRequests", "429", "Over the plan's rate limit (rate_limit_exceeded), or the key is banned for a while after ignoring its 429s (api_key_banned).",
 		[]string{"Retry-After"},
 		map[string]any{"code": "rate_limit_exceeded", "message": "rate limit exceeded: 60 requests per minute; retry after 30 seconds", "status": 429}},
@@ -327,6 +338,9 @@ func check(doc *openapi3.T) error {
 			}
 			if s, ok := op.Extensions["x-stability"]; ok && !slices.Contains(stabilities, fmt.Sprint(s)) {
 				fail("x-stability %v: want one of %v", s, stabilities)
+			}
+			if sc, ok := op.Extensions[requiredScope].(string); !ok || !slices.Contains(models.Scopes, models.Scope(sc)) {
+				fail("%s %v: want @%s naming one of %v, the scope routes.go checks", requiredScope, op.Extensions[requiredScope], requiredScope, models.Scopes)
 			}
 			if sec := op.Security; sec == nil || len(*sec) != 1 || (*sec)[0][securityScheme] == nil {
 				fail("security must be @Security %s", securityScheme)
