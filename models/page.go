@@ -21,6 +21,10 @@ type Page struct {
 
 const cursorPrefix = "v1:"
 
+// MaxCursorLength bounds a cursor: the longest EncodeCursor makes has 30 characters, so a longer
+// one was not handed out by the service and is refused without decoding it.
+const MaxCursorLength = 64
+
 // EncodeCursor makes the opaque token that continues a list after the item with this id.
 func EncodeCursor(id int64) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(id, 10)))
@@ -29,6 +33,9 @@ func EncodeCursor(id int64) string {
 // DecodeCursor reads a token made by EncodeCursor.
 func DecodeCursor(s string) (int64, error) {
 	bad := &Error{Code: EInvalid, Field: "cursor", Message: "cursor: malformed cursor; use the one from the previous page's Link header"}
+	if len(s) > MaxCursorLength {
+		return 0, bad
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || !strings.HasPrefix(string(raw), cursorPrefix) {
 		return 0, bad

@@ -8,7 +8,7 @@ package routes
 // it as part of it.
 //
 //	@title						Pet Store API
-//	@version					1.0.0
+//	@version					1.1.0
 //	@description.markdown
 //	@BasePath					/v1
 //	@accept						json

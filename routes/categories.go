@@ -10,7 +10,7 @@ type Category struct {
 	// Unique identifier of the category.
 	ID int64 `json:"id" example:"1" format:"int64" validate:"required"`
 	// The category's name, unique.
-	Name string `json:"name" example:"Dogs" validate:"required"`
+	Name string `json:"name" example:"Dogs" minLength:"1" maxLength:"100" validate:"required"`
 } //	@name	Category
 
 // listCategories godoc

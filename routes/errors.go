@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -12,13 +13,17 @@ import (
 
 // Error is the body of every error response.
 type Error struct {
-	// Machine-readable error code.
+	// Machine-readable error code: one of those listed, every code this version answers with. Later versions may add codes; a client must accept one it does not know and act on the HTTP status.
 	Code string `json:"code" example:"validation_failed" validate:"required"`
 	// Human-readable description; names the offending field or parameter where there is one.
-	Message string `json:"message" example:"name: must not be empty" validate:"required"`
+	Message string `json:"message" example:"name: must not be empty" maxLength:"1000" validate:"required"`
 	// The HTTP status code of the response.
-	Status int `json:"status" example:"400" minimum:"400" maximum:"599" validate:"required"`
+	Status int `json:"status" example:"400" format:"int32" minimum:"400" maximum:"599" validate:"required"`
 } //	@name	Error
+
+// maxMessage is the longest message an Error body carries, in characters: a message that quotes
+// a client's input (a long unknown field name, a long malformed date) is cut short.
+const maxMessage = 1000
 
 // Codes only the HTTP layer produces.
 const (
@@ -87,14 +92,21 @@ func errorBody(c *fiber.Ctx, err error) Error {
 		case http.StatusInternalServerError:
 			code, msg = models.EInternal, models.ErrorMessage(err)
 		}
-		return Error{Code: code, Message: msg, Status: fe.Code}
+		return Error{Code: code, Message: shorten(msg), Status: fe.Code}
 	}
 	code := models.ErrorCode(err)
 	status, ok := statusOfCode[code]
 	if !ok {
 		code, status = models.EInternal, http.StatusInternalServerError
 	}
-	return Error{Code: code, Message: models.ErrorMessage(err), Status: status}
+	return Error{Code: code, Message: shorten(models.ErrorMessage(err)), Status: status}
+}
+
+func shorten(msg string) string {
+	if utf8.RuneCountInString(msg) <= maxMessage {
+		return msg
+	}
+	return string([]rune(msg)[:maxMessage-1]) + "…"
 }
 
 // ErrorHandler writes every error as an Error body with the matching status (under /admin, as

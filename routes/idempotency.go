@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -19,8 +20,13 @@ import (
 const (
 	headerIdempotencyKey = "Idempotency-Key"
 	headerReplayed       = "Idempotent-Replayed"
-	maxIdempotencyKey    = 255
+	// idempotencyKeyPattern is the Idempotency-Key header's syntax, published as the header's
+	// pattern in the API document (tools/openapigen reads it from here): 1 to 255 visible ASCII
+	// characters, bare or as the IETF draft's quoted string. An empty quoted string is no key.
+	idempotencyKeyPattern = `^(?:[!-~]{1,255}|"[!-~]{1,255}")$`
 )
+
+var idempotencyKeySyntax = regexp.MustCompile(idempotencyKeyPattern)
 
 // idempotent makes a creating POST safe to retry (DECISIONS.md "Idempotent creation"). With an
 // Idempotency-Key header, the first request under a key runs and its response is stored; a
@@ -106,16 +112,12 @@ func keepResponse(status int) bool {
 // string of the IETF draft's structured field.
 func parseIdempotencyKey(raw string) (string, error) {
 	key := strings.TrimSpace(raw)
-	if len(key) >= 2 && key[0] == '"' && key[len(key)-1] == '"' {
-		key = key[1 : len(key)-1]
-	}
-	ok := key != "" && len(key) <= maxIdempotencyKey
-	for i := 0; ok && i < len(key); i++ {
-		ok = key[i] > ' ' && key[i] < 0x7f
-	}
-	if !ok {
+	if !idempotencyKeySyntax.MatchString(key) || key == `""` {
 		return "", &models.Error{Code: models.EInvalid, Field: headerIdempotencyKey,
 			Message: "Idempotency-Key: must be 1 to 255 visible ASCII characters, such as a UUID"}
+	}
+	if len(key) >= 3 && key[0] == '"' && key[len(key)-1] == '"' {
+		key = key[1 : len(key)-1]
 	}
 	return strings.Clone(key), nil
 }

@@ -27,6 +27,7 @@ func TestParseIdempotencyKey(t *testing.T) {
 	for raw, want := range map[string]string{
 		"abc": "abc", ` "abc" `: "abc", strings.Repeat("k", 255): strings.Repeat("k", 255),
 		`""`: "", "a b": "", strings.Repeat("k", 256): "", "ключ": "", "a\x7f": "",
+		`"`: `"`, `"k`: `"k`, `"` + strings.Repeat("k", 255) + `"`: strings.Repeat("k", 255), `"` + strings.Repeat("k", 256) + `"`: "",
 	} {
 		got, err := parseIdempotencyKey(raw)
 		if (want == "") != (err != nil) || got != want {

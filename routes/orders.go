@@ -22,8 +22,8 @@ type Order struct {
 	Status string `json:"status" enums:"placed,approved,delivered,cancelled" example:"placed" validate:"required"`
 	// True once the order is delivered.
 	Complete bool `json:"complete" example:"false" validate:"required"`
-	// When the order was placed (read-only).
-	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time" validate:"required"`
+	// When the order was placed.
+	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time" readonly:"true" validate:"required"`
 } //	@name	Order
 
 // NewOrder is the body that places an order.
@@ -51,9 +51,9 @@ func orderResponse(o *models.Order) Order {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"orders:read"
-//	@Param			limit	query		int		false	"Maximum number of orders returned"	minimum(1)	maximum(100)	default(20)
+//	@Param			limit	query		int		false	"Maximum number of orders returned"	Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			status	query		string	false	"Return only orders with this status"	Enums(placed, approved, delivered, cancelled)
-//	@Param			cursor	query		string	false	"Opaque token from the previous page's Link header"
+//	@Param			cursor	query		string	false	"Opaque token from the previous page's Link header"	maxlength(64)
 //	@Success		200		{array}		Order	"A page of orders"
 //	@Header			200		{string}	Link	"`<URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Failure		400		{object}	Error	"A bad limit, status or cursor"
@@ -96,18 +96,17 @@ func listOrders(orders *models.OrderStore) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"orders:write"
-//	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
+//	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			order			body		NewOrder	true	"The order to place"
 //	@Success		201				{object}	Order		"Order placed; the animal is now pending"
 //	@Failure		400				{object}	Error		"Body missing petId or containing invalid values, or a malformed Idempotency-Key"
 //	@Failure		404				{object}	Error		"No animal with this petId"
-//	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress"
+//	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress (that answer carries Retry-After)"
 //	@Failure		413				{object}	Error		"Body larger than 64 KiB"
 //	@Failure		415				{object}	Error		"Content-Type is not application/json, or the body is compressed"
 //	@Failure		422				{object}	Error		"The Idempotency-Key was already used for a different request"
 //	@Header			201				{string}	Location			"URL of the new order"
 //	@Header			201,404,409		{string}	Idempotent-Replayed	"true when this is the stored first response to an earlier request with the same Idempotency-Key"
-//	@Header			409				{integer}	Retry-After			"Seconds to wait when the same Idempotency-Key is still in progress"
 //	@Router			/store/orders [post]
 func createOrder(orders *models.OrderStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {

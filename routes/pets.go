@@ -48,9 +48,9 @@ func petResponse(p *models.Pet) Pet {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-required-scope	"pets:read"
-//	@Param			limit	query		int			false	"Maximum number of animals returned"							minimum(1)	maximum(100)	default(20)
+//	@Param			limit	query		int			false	"Maximum number of animals returned"							Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			status	query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
-//	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"
+//	@Param			cursor	query		string		false	"Opaque token that continues the list: take it from the Link header"	maxlength(64)
 //	@Success		200		{array}		Pet			"A page of animals"
 //	@Header			200		{string}	Link		"`<URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Failure		400		{object}	Error		"A limit, status or cursor that is not valid (invalid_request)"
@@ -92,7 +92,7 @@ func listPets(pets *models.PetStore) fiber.Handler {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-required-scope	"pets:write"
-//	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID."	maxlength(255)
+//	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			pet				body		NewPet	true	"The animal to add"
 //	@Success		201				{object}	Pet		"Animal added"
 //	@Header			201				{string}	Location	"Path of the new animal"
@@ -129,6 +129,7 @@ func createPet(pets *models.PetStore) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-required-scope	"pets:read"
 //	@Deprecated
+//	@x-sunset		"2030-12-05"
 //	@Param			petId	path		int			true	"Identifier of the animal to retrieve"	Format(int64)	example(42)
 //	@Success		200		{object}	Pet			"The animal exists"
 //	@Failure		400		{object}	Error		"petId is not a 64-bit integer (invalid_request)"

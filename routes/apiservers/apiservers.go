@@ -15,6 +15,9 @@ const (
 type Server struct {
 	URL         string `json:"url"`
 	Description string `json:"description"`
+	// Internal says whether the server is only for the operator's own use; every server of this
+	// API is public, and the document says so (x-internal, read by documentation tools).
+	Internal bool `json:"x-internal"`
 }
 
 // Published lists production and staging, each with the API's version path.

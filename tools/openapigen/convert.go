@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
 	"sort"
@@ -35,7 +36,7 @@ var stabilities = []string{"beta", "experimental"}
 const requiredScope = "x-required-scope"
 
 // convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
-func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
+func convert(swagger []byte, servers []apiservers.Server, facts serviceFacts) ([]byte, error) {
 	var doc2 openapi2.T
 	if err := json.Unmarshal(swagger, &doc2); err != nil {
 		return nil, fmt.Errorf("swagger.json: %w", err)
@@ -55,7 +56,7 @@ func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert to OpenAPI 3: %w", err)
 	}
-	if err := complete(doc, servers); err != nil {
+	if err := complete(doc, servers, facts); err != nil {
 		return nil, err
 	}
 	out, err := encode(doc)
@@ -78,10 +79,11 @@ func convert(swagger []byte, servers []apiservers.Server) ([]byte, error) {
 
 // complete adds to the converted document what swag cannot write and what holds for every
 // operation, so a new handler needs nothing but its own annotations.
-func complete(doc *openapi3.T, servers []apiservers.Server) error {
+func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) error {
 	doc.Servers = nil
 	for _, s := range servers {
-		doc.Servers = append(doc.Servers, &openapi3.Server{URL: s.URL, Description: s.Description})
+		doc.Servers = append(doc.Servers, &openapi3.Server{URL: s.URL, Description: s.Description,
+			Extensions: map[string]any{"x-internal": s.Internal}})
 	}
 	if c := doc.Info.Contact; c != nil && c.Name == "" && c.URL == "" && c.Email == "" {
 		doc.Info.Contact = nil
@@ -111,6 +113,16 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 		doc.Components.Responses[r.name] = &openapi3.ResponseRef{Value: r.response(nil)}
 	}
 
+	errorSchema := doc.Components.Schemas["Error"]
+	if errorSchema == nil || errorSchema.Value == nil || errorSchema.Value.Properties["code"] == nil {
+		return errors.New("no Error schema with a code: routes/errors.go must name its type //	@name	Error")
+	}
+	// Every code the service has, from its own table, so a code added there is listed here.
+	errorSchema.Value.Properties["code"].Value.Enum = nil
+	for _, code := range facts.errorCodes {
+		errorSchema.Value.Properties["code"].Value.Enum = append(errorSchema.Value.Properties["code"].Value.Enum, code)
+	}
+
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			if op.Security == nil {
@@ -124,10 +136,14 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 					p.Value.Example = ex
 					delete(p.Value.Extensions, "x-example")
 				}
+				if p.Value.In == openapi3.ParameterInHeader && p.Value.Name == headerIdempotencyKey && p.Value.Schema != nil {
+					p.Value.Schema.Value.Pattern = facts.idempotencyKeyPattern
+				}
 			}
 			if sc, ok := op.Extensions[requiredScope].(string); ok {
 				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds the scope `" + sc + "`: a key without it is answered 403 `insufficient_scope`.")
 			}
+			limitPages(op)
 			completeResponses(op)
 			closeRequestBody(doc, op)
 			if op.RequestBody != nil && op.RequestBody.Value != nil {
@@ -141,11 +157,42 @@ func complete(doc *openapi3.T, servers []apiservers.Server) error {
 		delete(s.Value.Extensions, "x-enum-comments")
 		delete(s.Value.Extensions, "x-enum-descriptions")
 	}
+	eachSchema(doc, func(_ schemaPlace, s *openapi3.Schema) {
+		if s.Type.Is(openapi3.TypeString) && s.Format == "date-time" && s.MaxLength == nil {
+			s.MaxLength = openapi3.Ptr(uint64(maxDateTime))
+		}
+	})
+	addHeadOperations(doc)
 	return nil
 }
 
-// everyResponse are the headers every /v1 response carries (DECISIONS.md).
-var everyResponse = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-ID"}
+const headerIdempotencyKey = "Idempotency-Key"
+
+// maxDateTime is the length of the longest RFC 3339 date-time the service writes or reads:
+// 2006-01-02T15:04:05.999999999+07:00.
+const maxDateTime = 35
+
+// limitPages bounds the array a paginated operation answers with by its limit parameter's maximum.
+func limitPages(op *openapi3.Operation) {
+	limit := op.Parameters.GetByInAndName(openapi3.ParameterInQuery, "limit")
+	if limit == nil || limit.Schema == nil || limit.Schema.Value.Max == nil {
+		return
+	}
+	for status, res := range op.Responses.Map() {
+		if !strings.HasPrefix(status, "2") || res.Value == nil {
+			continue
+		}
+		for _, mt := range res.Value.Content {
+			if mt.Schema != nil && mt.Schema.Value != nil && mt.Schema.Value.Type.Is(openapi3.TypeArray) {
+				mt.Schema.Value.MaxItems = openapi3.Ptr(uint64(*limit.Schema.Value.Max))
+			}
+		}
+	}
+}
+
+// everyResponse are the headers every /v1 response carries (DECISIONS.md); those not required
+// are there when a condition holds.
+var everyResponse = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-ID", "Access-Control-Allow-Origin"}
 
 func sharedHeaders() map[string]*openapi3.Header {
 	integer := func(min float64, example any) *openapi3.SchemaRef {
@@ -153,8 +200,11 @@ func sharedHeaders() map[string]*openapi3.Header {
 		s.Example = example
 		return openapi3.NewSchemaRef("", s)
 	}
-	str := func(example string) *openapi3.SchemaRef {
+	str := func(maxLength int64, example string) *openapi3.SchemaRef {
 		s := openapi3.NewStringSchema()
+		if maxLength > 0 {
+			s.WithMaxLength(maxLength)
+		}
 		s.Example = example
 		return openapi3.NewSchemaRef("", s)
 	}
@@ -168,12 +218,15 @@ func sharedHeaders() map[string]*openapi3.Header {
 			"Requests left in that window."),
 		"X-RateLimit-Reset": header(true, integer(0, 1795219260),
 			"Unix time, in seconds, at which that window resets."),
-		"X-Request-ID": header(true, str("0b7c6f5e-3d1a-4c47-9a57-5f0f6f1d2e3a"),
+		"X-Request-ID": header(true, str(128, "0b7c6f5e-3d1a-4c47-9a57-5f0f6f1d2e3a"),
 			"Identifies the request in the service's logs: the client's own X-Request-ID when it sent a well-formed one, else a new UUID."),
 		"Retry-After": header(true, integer(0, 30),
 			"Whole seconds to wait before sending again."),
-		"WWW-Authenticate": header(true, str(`Bearer realm="petstore", error="invalid_token"`),
+		"WWW-Authenticate": header(true, str(256, `Bearer realm="petstore", error="invalid_token"`),
 			`The challenge (RFC 6750): Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid, or with error="insufficient_scope" and scope="<the scope needed>" when the key lacks the operation's scope.`),
+		// Its value is an origin the request sent, so no length is promised.
+		"Access-Control-Allow-Origin": header(false, str(0, "https://shop.example.com"),
+			"Present when the deployment allows browsers of the request's Origin to call the API (CORS is off unless configured): that origin, or * when any is allowed."),
 	}
 }
 
@@ -227,8 +280,16 @@ func headerRef(name string) *openapi3.HeaderRef {
 // is carried by the added ones too.
 func completeResponses(op *openapi3.Operation) {
 	var common openapi3.Headers
+	shared := sharedHeaders()
 	for i, status := range op.Responses.Keys() {
 		res := op.Responses.Value(status).Value
+		// A header the document defines once (Retry-After) is that header wherever it is
+		// annotated, not a copy that may drift.
+		for name := range res.Headers {
+			if shared[name] != nil {
+				res.Headers[name] = headerRef(name)
+			}
+		}
 		if i == 0 {
 			common = maps.Clone(res.Headers)
 		}
@@ -345,13 +406,16 @@ func check(doc *openapi3.T) error {
 			if sec := op.Security; sec == nil || len(*sec) != 1 || (*sec)[0][securityScheme] == nil {
 				fail("security must be @Security %s", securityScheme)
 			}
+			if err := checkSunset(op); err != nil {
+				fail("%v", err)
+			}
 			for status, res := range op.Responses.Map() {
 				code, err := strconv.Atoi(status)
 				if err != nil {
 					fail("response %q: list each status, no default", status)
 					continue
 				}
-				if code < 400 {
+				if code < 400 || method == http.MethodHead {
 					continue
 				}
 				mt := res.Value.Content.Get("application/json")
@@ -361,6 +425,7 @@ func check(doc *openapi3.T) error {
 			}
 		}
 	}
+	errs = append(errs, checkLimits(doc)...)
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -29,8 +30,8 @@ func published(t *testing.T) *openapi3.T {
 // The published document says what DECISIONS.md and the interface say (issue 4, point 2).
 func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 	doc := published(t)
-	if doc.OpenAPI != "3.0.3" || doc.Info.Version != "1.0.0" {
-		t.Errorf("openapi %q, info.version %q; want 3.0.3 and 1.0.0", doc.OpenAPI, doc.Info.Version)
+	if doc.OpenAPI != "3.0.3" || doc.Info.Version != "1.1.0" {
+		t.Errorf("openapi %q, info.version %q; want 3.0.3 and 1.1.0", doc.OpenAPI, doc.Info.Version)
 	}
 	for _, topic := range []string{"## Authentication", "Bearer", "## Plans and rate limits", "Enterprise", "X-RateLimit-Reset", "Retry-After",
 		"## Errors", "validation_failed", "api_key_banned", "## Pagination", "cursor", `rel="next"`, "## Versioning and deprecation", "5 December 2030"} {
@@ -147,6 +148,88 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 	if list.Responses.Value("200").Value.Headers["Link"] == nil {
 		t.Error("listPets 200 does not document its Link header")
 	}
+	if page := list.Responses.Value("200").Value.Content.Get("application/json").Schema.Value; page.MaxItems == nil || *page.MaxItems != 100 {
+		t.Errorf("listPets 200 maxItems %v, want 100 (limit's maximum)", page.MaxItems)
+	}
+	if limit.Format != "int32" {
+		t.Errorf("limit format %q, want int32", limit.Format)
+	}
+	if s := doc.Components.Schemas["Error"].Value.Properties["status"].Value; s.Format != "int32" {
+		t.Errorf("Error.status format %q, want int32", s.Format)
+	}
+	if !doc.Components.Schemas["Order"].Value.Properties["createdAt"].Value.ReadOnly {
+		t.Error("Order.createdAt is not readOnly, unlike Pet.createdAt")
+	}
+	for _, s := range doc.Servers {
+		if s.Extensions["x-internal"] != false {
+			t.Errorf("server %s: x-internal %v, want false (public)", s.URL, s.Extensions["x-internal"])
+		}
+	}
+	if get.Extensions["x-sunset"] != "2030-12-05" {
+		t.Errorf("getPet x-sunset %v, want 2030-12-05, the day of its Sunset header", get.Extensions["x-sunset"])
+	}
+	for _, id := range []string{"createPet", "createOrder"} {
+		key := ops[id].Parameters.GetByInAndName("header", "Idempotency-Key").Schema.Value
+		if key.MinLength != 1 || key.MaxLength == nil || *key.MaxLength != 257 || key.Pattern != facts(t).idempotencyKeyPattern {
+			t.Errorf("%s Idempotency-Key: minLength %d, maxLength %v, pattern %q; want 1, 257 and routes' pattern", id, key.MinLength, key.MaxLength, key.Pattern)
+		}
+	}
+	if h := ops["createPet"].Responses.Value("409").Value.Headers["Retry-After"]; h == nil || h.Ref != "#/components/headers/Retry-After" {
+		t.Errorf("createPet 409 Retry-After %+v, want the shared header", h)
+	}
+}
+
+// Every error code the service has is in the Error.code enum, which says that more may come.
+func TestErrorCodesAreTheServicesOwn(t *testing.T) {
+	code := published(t).Components.Schemas["Error"].Value.Properties["code"].Value
+	var enum []string
+	for _, c := range code.Enum {
+		enum = append(enum, c.(string))
+	}
+	want := facts(t).errorCodes
+	if !slices.Equal(enum, want) {
+		t.Errorf("Error.code enum %v, want the codes of routes/errors.go %v", enum, want)
+	}
+	for _, c := range []string{"invalid_request", "validation_failed", "missing_api_key", "not_found", "method_not_allowed",
+		"request_timeout", "conflict", "payload_too_large", "unsupported_media_type", "idempotency_key_reused",
+		"rate_limit_exceeded", "api_key_banned", "request_header_fields_too_large", "internal_error", "unavailable"} {
+		if !slices.Contains(want, c) {
+			t.Errorf("routes/errors.go yields no code %s", c)
+		}
+	}
+	if !strings.Contains(code.Description, "accept one it does not know") {
+		t.Errorf("Error.code description %q does not tell clients to accept codes added later", code.Description)
+	}
+}
+
+// The server answers HEAD wherever it answers GET, and the document says so.
+func TestEveryGetHasItsHead(t *testing.T) {
+	doc := published(t)
+	for path, item := range doc.Paths.Map() {
+		if item.Get == nil {
+			continue
+		}
+		head := item.Head
+		if head == nil {
+			t.Errorf("%s: GET without HEAD", path)
+			continue
+		}
+		if head.OperationID != item.Get.OperationID+"Head" || head.Deprecated != item.Get.Deprecated ||
+			fmt.Sprint(head.Extensions["x-stability"]) != fmt.Sprint(item.Get.Extensions["x-stability"]) {
+			t.Errorf("HEAD %s: id %s, deprecated %v, x-stability %v; want those of %s", path, head.OperationID, head.Deprecated, head.Extensions["x-stability"], item.Get.OperationID)
+		}
+		if got, want := slices.Sorted(maps.Keys(head.Responses.Map())), slices.Sorted(maps.Keys(item.Get.Responses.Map())); !slices.Equal(got, want) {
+			t.Errorf("HEAD %s answers %v, GET %v", path, got, want)
+		}
+		for status, res := range head.Responses.Map() {
+			if len(res.Value.Content) > 0 {
+				t.Errorf("HEAD %s %s has a body", path, status)
+			}
+			if res.Value.Headers["X-RateLimit-Limit"] == nil {
+				t.Errorf("HEAD %s %s lacks the rate-limit headers", path, status)
+			}
+		}
+	}
 }
 
 // Regenerating from the committed Swagger 2.0 document gives the committed OpenAPI 3 document.
@@ -155,7 +238,7 @@ func TestConversionIsReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := convert(swagger, apiservers.Published(apiservers.DefaultProductionURL, apiservers.DefaultStagingURL))
+	out, err := convert(swagger, apiservers.Published(apiservers.DefaultProductionURL, apiservers.DefaultStagingURL), facts(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +274,19 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 		{"tag in no group", func(doc map[string]any) {
 			doc["tags"] = append(doc["tags"].([]any), map[string]any{"name": "misc"})
 		}, `"misc" is in no x-tagGroups`},
+		{"integer without a format", func(doc map[string]any) {
+			delete(prop(doc, "Pet", "id"), "format")
+		}, "schema Pet.id: an integer needs a format"},
+		{"string without a maximum length", func(doc map[string]any) {
+			delete(prop(doc, "Category", "name"), "maxLength")
+		}, "schema Category.name: a string needs a maxLength"},
+		{"parameter without a maximum length", func(doc map[string]any) {
+			params := op(doc, "/pets", "get")["parameters"].([]any)
+			delete(params[len(params)-1].(map[string]any), "maxLength")
+		}, "(listPets) parameter cursor: a string needs a maxLength"},
+		{"deprecated without a sunset", func(doc map[string]any) {
+			delete(op(doc, "/pets/{petId}", "get"), "x-sunset")
+		}, "getPet): deprecated without its removal date"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var doc map[string]any
@@ -199,7 +295,7 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 			}
 			tc.edit(doc)
 			edited, _ := json.Marshal(doc)
-			_, err := convert(edited, apiservers.Published("https://a.example", "https://b.example"))
+			_, err := convert(edited, apiservers.Published("https://a.example", "https://b.example"), facts(t))
 			if err == nil || !strings.Contains(err.Error(), tc.message) {
 				t.Fatalf("error %v, want one naming %q", err, tc.message)
 			}
@@ -207,6 +303,19 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 	}
 }
 
+func prop(doc map[string]any, schema, name string) map[string]any {
+	return doc["definitions"].(map[string]any)[schema].(map[string]any)["properties"].(map[string]any)[name].(map[string]any)
+}
+
 func op(doc map[string]any, path, method string) map[string]any {
 	return doc["paths"].(map[string]any)[path].(map[string]any)[method].(map[string]any)
+}
+
+func facts(t *testing.T) serviceFacts {
+	t.Helper()
+	f, err := readService("../../routes", "../../models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -5,7 +5,8 @@
 //
 // It lives outside docs/ (which holds generated files only) and outside routes/ (the service's
 // HTTP surface): it is a build-time program, and it imports nothing that embeds the document it
-// writes, so it builds even when docs/ is stale or missing.
+// writes, so it builds even when docs/ is stale or missing. What only the code knows (the error
+// codes, the Idempotency-Key syntax) it reads from the source of routes/ (see source.go).
 package main
 
 import (
@@ -19,19 +20,25 @@ import (
 
 func main() {
 	dir := flag.String("dir", "docs", "folder with swag's swagger.json, where openapi.json and docs.go are written")
+	routes := flag.String("routes", "routes", "folder of package routes, read for the error codes and the Idempotency-Key syntax")
+	models := flag.String("models", "models", "folder of package models, whose constants routes names")
 	flag.Parse()
-	if err := run(*dir); err != nil {
+	if err := run(*dir, *routes, *models); err != nil {
 		fmt.Fprintln(os.Stderr, "openapigen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string) error {
+func run(dir, routesDir, modelsDir string) error {
 	swagger, err := os.ReadFile(filepath.Join(dir, "swagger.json")) // #nosec G304 -- the docs folder the Makefile names
 	if err != nil {
 		return fmt.Errorf("%w (run swag first: make generate)", err)
 	}
-	doc, err := convert(swagger, apiservers.Published(apiservers.DefaultProductionURL, apiservers.DefaultStagingURL))
+	facts, err := readService(routesDir, modelsDir)
+	if err != nil {
+		return err
+	}
+	doc, err := convert(swagger, apiservers.Published(apiservers.DefaultProductionURL, apiservers.DefaultStagingURL), facts)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,274 @@
+//lint:file-ignore SA1019 getPet is deprecated, and still an operation of the document to call.
+
+package app_test
+
+// A client generated from docs/openapi.json by oapi-codegen (app/apptest/apiclient, written by
+// make generate) calls every operation of the document on the real server, and every answer,
+// errors included, is decoded into the client's own generated types: the proof that the document
+// is usable, not only valid. Each exchange is also held to the document by apptest.
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/apiclient"
+	"github.com/petstore/petstore/app/apptest/testenv"
+	"github.com/petstore/petstore/models"
+)
+
+// generatedClient talks to s through apptest, so its requests carry s's headers (its API key)
+// and every exchange is checked against the document.
+func generatedClient(t *testing.T, s *apptest.Server) *apiclient.ClientWithResponses {
+	t.Helper()
+	c, err := apiclient.NewClientWithResponses(s.URL+"/v1", apiclient.WithHTTPClient(apptestDoer{t, s}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type apptestDoer struct {
+	t *testing.T
+	s *apptest.Server
+}
+
+func (d apptestDoer) Do(req *http.Request) (*http.Response, error) {
+	res := d.s.Do(d.t, req)
+	res.Response.Body = io.NopCloser(bytes.NewReader(res.Body))
+	return res.Response, nil
+}
+
+// answer is what every generated response type has.
+type answer interface{ StatusCode() int }
+
+// decoded fails the test unless the call succeeded (the client decoded the answer: a body that
+// does not fit the generated type, or a header that does not, is an error) with status want.
+func decoded[R answer](t *testing.T, res R, err error, want int) R {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("the generated client could not decode the answer: %v", err)
+	}
+	if res.StatusCode() != want {
+		t.Fatalf("status %d, want %d", res.StatusCode(), want)
+	}
+	return res
+}
+
+// anError checks an Error the client decoded.
+func anError(t *testing.T, e *apiclient.Error, code apiclient.ErrorCode, status int) {
+	t.Helper()
+	if e == nil {
+		t.Fatalf("no %d Error decoded", status)
+	}
+	if e.Code != code || int(e.Status) != status || e.Message == "" {
+		t.Fatalf("Error %+v, want code %s and status %d with a message", *e, code, status)
+	}
+}
+
+func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
+		c, anon := generatedClient(t, s), generatedClient(t, s.As(""))
+		ctx := t.Context()
+		var pet apiclient.Pet
+		var order apiclient.Order
+		const unknownID = 1 << 40
+
+		// One entry per operation of the document, in the order they run. An operation the
+		// document gains (a new handler's annotations) fails this test until it has an entry
+		// here: call it with the generated client, check what it answers, and call it without a
+		// key (every operation answers 401 then).
+		operations := []struct {
+			id   string
+			call func(t *testing.T)
+		}{
+			{"listCategories", func(t *testing.T) {
+				res, err := c.ListCategoriesWithResponse(ctx)
+				if cats := *decoded(t, res, err, 200).JSON200; len(cats) == 0 || cats[0].Name == "" {
+					t.Fatalf("categories %+v, want the seeded ones", cats)
+				}
+				res, err = anon.ListCategoriesWithResponse(ctx)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listCategoriesHead", func(t *testing.T) {
+				res, err := c.ListCategoriesHeadWithResponse(ctx)
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.XRateLimitLimit != apptest.DefaultKeyLimit || len(res.Body) != 0 {
+					t.Fatalf("headers %+v, body %q: want the rate-limit headers and no body", h, res.Body)
+				}
+				res, err = anon.ListCategoriesHeadWithResponse(ctx)
+				if h := decoded(t, res, err, 401).Headers401; h == nil || !strings.HasPrefix(h.WWWAuthenticate, "Bearer") {
+					t.Fatalf("401 headers %+v, want a Bearer challenge", h)
+				}
+			}},
+			{"createPet", func(t *testing.T) {
+				key := "client-test-pet"
+				params := &apiclient.CreatePetParams{IdempotencyKey: &key}
+				res, err := c.CreatePetWithResponse(ctx, params, apiclient.NewPet{Name: "Rex", CategoryId: 1})
+				pet = *decoded(t, res, err, 201).JSON201
+				if pet.Name != "Rex" || pet.Status != apiclient.PetStatusAvailable || pet.CreatedAt == nil || res.Headers201.Location == nil {
+					t.Fatalf("pet %+v, headers %+v: want Rex, available, with createdAt and a Location", pet, res.Headers201)
+				}
+				res, err = c.CreatePetWithResponse(ctx, params, apiclient.NewPet{Name: "Max", CategoryId: 1})
+				anError(t, decoded(t, res, err, 422).JSON422, apiclient.ErrorCodeIdempotencyKeyReused, 422)
+				res, err = c.CreatePetWithResponse(ctx, nil, apiclient.NewPet{Name: "Rex", CategoryId: unknownID})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeValidationFailed, 400)
+				res, err = anon.CreatePetWithResponse(ctx, nil, apiclient.NewPet{Name: "Rex", CategoryId: 1})
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listPets", func(t *testing.T) {
+				second, err := c.CreatePetWithResponse(ctx, nil, apiclient.NewPet{Name: "Max", CategoryId: 2})
+				decoded(t, second, err, 201) // so that a page of one has a next page
+				res, err := c.ListPetsWithResponse(ctx, &apiclient.ListPetsParams{Limit: ptrTo(int32(1))})
+				if pets := *decoded(t, res, err, 200).JSON200; len(pets) != 1 || pets[0].Id != pet.Id || res.Headers200.Link == nil {
+					t.Fatalf("pets %+v, Link %v: want the first pet and a link to the next page", pets, res.Headers200.Link)
+				}
+				res, err = c.ListPetsWithResponse(ctx, &apiclient.ListPetsParams{Cursor: ptrTo("not-a-cursor")})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeInvalidRequest, 400)
+				res, err = anon.ListPetsWithResponse(ctx, nil)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listPetsHead", func(t *testing.T) {
+				res, err := c.ListPetsHeadWithResponse(ctx, &apiclient.ListPetsHeadParams{Limit: ptrTo(int32(1))})
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.Link == nil || len(res.Body) != 0 {
+					t.Fatalf("headers %+v, body %q: want the next page's Link and no body", h, res.Body)
+				}
+				res, err = anon.ListPetsHeadWithResponse(ctx, nil)
+				decoded(t, res, err, 401)
+			}},
+			{"getPet", func(t *testing.T) {
+				res, err := c.GetPetWithResponse(ctx, pet.Id)
+				if got := *decoded(t, res, err, 200).JSON200; got.Id != pet.Id || got.Name != pet.Name {
+					t.Fatalf("pet %+v, want %+v", got, pet)
+				}
+				if h := res.Headers200; h.Deprecation == nil || h.Sunset == nil || h.Link == nil {
+					t.Fatalf("headers %+v: want Deprecation, Sunset and the successor's Link", h)
+				}
+				res, err = c.GetPetWithResponse(ctx, unknownID)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.GetPetWithResponse(ctx, pet.Id)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"getPetHead", func(t *testing.T) {
+				res, err := c.GetPetHeadWithResponse(ctx, pet.Id)
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.Sunset == nil || *h.Sunset != "Thu, 05 Dec 2030 00:00:00 GMT" {
+					t.Fatalf("headers %+v: want the Sunset header", h)
+				}
+				res, err = c.GetPetHeadWithResponse(ctx, unknownID)
+				if h := decoded(t, res, err, 404).Headers404; h == nil || h.Deprecation == nil {
+					t.Fatalf("404 headers %+v: want the Deprecation header on errors too", h)
+				}
+				res, err = anon.GetPetHeadWithResponse(ctx, pet.Id)
+				decoded(t, res, err, 401)
+			}},
+			{"createOrder", func(t *testing.T) {
+				shipDate := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Second)
+				res, err := c.CreateOrderWithResponse(ctx, nil, apiclient.NewOrder{PetId: pet.Id, ShipDate: &shipDate})
+				order = *decoded(t, res, err, 201).JSON201
+				if order.PetId != pet.Id || order.Status != apiclient.OrderStatusPlaced || order.Complete || order.CreatedAt == nil {
+					t.Fatalf("order %+v: want a placed order of pet %d", order, pet.Id)
+				}
+				res, err = c.CreateOrderWithResponse(ctx, nil, apiclient.NewOrder{PetId: pet.Id})
+				anError(t, decoded(t, res, err, 409).JSON409, apiclient.ErrorCodeConflict, 409)
+				res, err = c.CreateOrderWithResponse(ctx, nil, apiclient.NewOrder{PetId: unknownID})
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.CreateOrderWithResponse(ctx, nil, apiclient.NewOrder{PetId: pet.Id})
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listOrders", func(t *testing.T) {
+				res, err := c.ListOrdersWithResponse(ctx, &apiclient.ListOrdersParams{Status: ptrTo(apiclient.ListOrdersParamsStatusPlaced)})
+				if orders := *decoded(t, res, err, 200).JSON200; !slices.ContainsFunc(orders, func(o apiclient.Order) bool { return o.Id == order.Id }) {
+					t.Fatalf("placed orders %+v, want order %d among them", orders, order.Id)
+				}
+				res, err = c.ListOrdersWithResponse(ctx, &apiclient.ListOrdersParams{Cursor: ptrTo("not-a-cursor")})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeInvalidRequest, 400)
+				res, err = anon.ListOrdersWithResponse(ctx, nil)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listOrdersHead", func(t *testing.T) {
+				res, err := c.ListOrdersHeadWithResponse(ctx, nil)
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.XRequestID == "" || len(res.Body) != 0 {
+					t.Fatalf("headers %+v, body %q: want X-Request-ID and no body", h, res.Body)
+				}
+				res, err = anon.ListOrdersHeadWithResponse(ctx, nil)
+				decoded(t, res, err, 401)
+			}},
+			{"getOrder", func(t *testing.T) {
+				res, err := c.GetOrderWithResponse(ctx, order.Id)
+				if got := *decoded(t, res, err, 200).JSON200; got.Id != order.Id || got.Status != apiclient.OrderStatusPlaced {
+					t.Fatalf("order %+v, want %+v", got, order)
+				}
+				res, err = c.GetOrderWithResponse(ctx, unknownID)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.GetOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"getOrderHead", func(t *testing.T) {
+				res, err := c.GetOrderHeadWithResponse(ctx, order.Id)
+				decoded(t, res, err, 200)
+				res, err = c.GetOrderHeadWithResponse(ctx, unknownID)
+				if h := decoded(t, res, err, 404).Headers404; h == nil || h.XRateLimitRemaining < 0 {
+					t.Fatalf("404 headers %+v, want the rate-limit headers", h)
+				}
+				res, err = anon.GetOrderHeadWithResponse(ctx, order.Id)
+				decoded(t, res, err, 401)
+			}},
+			{"cancelOrder", func(t *testing.T) {
+				_, readOnly := s.CreateKey(t, models.NewAPIKey{Name: "reader", Plan: "pro", ClientID: s.ClientID, Scopes: []string{"orders:read"}})
+				res, err := generatedClient(t, s.As(readOnly)).CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 403).JSON403, apiclient.ErrorCodeInsufficientScope, 403)
+				if h := res.Headers403; h == nil || !strings.Contains(h.WWWAuthenticate, `scope="orders:write"`) {
+					t.Fatalf("403 headers %+v, want the challenge naming orders:write", h)
+				}
+				res, err = c.CancelOrderWithResponse(ctx, order.Id)
+				if got := *decoded(t, res, err, 200).JSON200; got.Id != order.Id || got.Status != apiclient.OrderStatusCancelled {
+					t.Fatalf("order %+v, want order %d cancelled", got, order.Id)
+				}
+				res, err = c.CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 409).JSON409, apiclient.ErrorCodeConflict, 409)
+				res, err = c.CancelOrderWithResponse(ctx, unknownID)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+		}
+
+		var called []string
+		for _, op := range operations {
+			called = append(called, op.id)
+		}
+		_, _, documented := loadDocument(t)
+		for _, o := range documented {
+			if !slices.Contains(called, o.op.OperationID) {
+				t.Errorf("%s (%s) is in docs/openapi.json but this test does not call it: add it to operations", o.op.OperationID, o)
+			}
+		}
+		for _, op := range operations {
+			if !slices.ContainsFunc(documented, func(o docOperation) bool { return o.op.OperationID == op.id }) {
+				t.Errorf("operations calls %s, which docs/openapi.json does not have", op.id)
+			}
+			t.Run(op.id, op.call)
+		}
+	})
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// The generated client and its runtime are for tests and integrators: the service does not link them.
+func TestTheServiceBinaryLinksNoGeneratedClient(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/petstore/petstore").Output() // #nosec G204 -- this module
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.Contains(pkg, "oapi-codegen") || strings.HasSuffix(pkg, "/apiclient") {
+			t.Errorf("the service's binary links %s", pkg)
+		}
+	}
+}
