@@ -123,4 +123,3 @@ func TestChangesAreHeardThroughEachSource(t *testing.T) {
 		})
 	}
 }
-
