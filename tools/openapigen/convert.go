@@ -140,9 +140,6 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 					p.Value.Schema.Value.Pattern = facts.idempotencyKeyPattern
 				}
 			}
-			if sc, ok := op.Extensions[requiredScope].(string); ok {
-				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds the scope `" + sc + "`: a key without it is answered 403 `insufficient_scope`.")
-			}
 			limitPages(op)
 			completeResponses(op)
 			closeRequestBody(doc, op)
@@ -163,7 +160,20 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 		}
 	})
 	addHeadOperations(doc)
+	describeScopes(doc)
 	return nil
+}
+
+// describeScopes says in each operation's description the scope it needs, as its
+// x-required-scope does for tools.
+func describeScopes(doc *openapi3.T) {
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if sc, ok := op.Extensions[requiredScope].(string); ok {
+				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds the scope `" + sc + "`: a key without it is answered 403 `insufficient_scope`.")
+			}
+		}
+	}
 }
 
 const headerIdempotencyKey = "Idempotency-Key"

@@ -549,6 +549,8 @@ type ClientInterface interface {
 	//
 	// Answers as `listCategories` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
 	ListCategoriesHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -564,6 +566,8 @@ type ClientInterface interface {
 	// ListPetsHead List animals, headers only
 	//
 	// Answers as `listPets` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /pets (the `ListPetsHead` operationId).
 	ListPetsHead(ctx context.Context, params *ListPetsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -605,6 +609,8 @@ type ClientInterface interface {
 	//
 	// Answers as `getPet` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
@@ -622,6 +628,8 @@ type ClientInterface interface {
 	// ListOrdersHead List store orders, headers only
 	//
 	// Answers as `listOrders` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /store/orders (the `ListOrdersHead` operationId).
 	ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -661,6 +669,8 @@ type ClientInterface interface {
 	//
 	// Answers as `getOrder` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
 	GetOrderHead(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -697,6 +707,8 @@ func (c *Client) ListCategories(ctx context.Context, reqEditors ...RequestEditor
 //
 // Answers as `listCategories` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
 func (c *Client) ListCategoriesHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCategoriesHeadRequest(c.Server)
@@ -732,6 +744,8 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // ListPetsHead List animals, headers only
 //
 // Answers as `listPets` does, with the same status and headers, but without a body.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /pets (the `ListPetsHead` operationId).
 func (c *Client) ListPetsHead(ctx context.Context, params *ListPetsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -812,6 +826,8 @@ func (c *Client) GetPet(ctx context.Context, petId int64, reqEditors ...RequestE
 //
 // Answers as `getPet` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 func (c *Client) GetPetHead(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -848,6 +864,8 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 // ListOrdersHead List store orders, headers only
 //
 // Answers as `listOrders` does, with the same status and headers, but without a body.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /store/orders (the `ListOrdersHead` operationId).
 func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -926,6 +944,8 @@ func (c *Client) GetOrder(ctx context.Context, orderId int64, reqEditors ...Requ
 // GetOrderHead Get a store order, headers only
 //
 // Answers as `getOrder` does, with the same status and headers, but without a body.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
 func (c *Client) GetOrderHead(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1664,6 +1684,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers as `listCategories` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
@@ -1683,6 +1705,8 @@ type ClientWithResponsesInterface interface {
 	// ListPetsHeadWithResponse List animals, headers only
 	//
 	// Answers as `listPets` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1728,6 +1752,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers as `getPet` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
@@ -1749,6 +1775,8 @@ type ClientWithResponsesInterface interface {
 	// ListOrdersHeadWithResponse List store orders, headers only
 	//
 	// Answers as `listOrders` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1791,6 +1819,8 @@ type ClientWithResponsesInterface interface {
 	// GetOrderHeadWithResponse Get a store order, headers only
 	//
 	// Answers as `getOrder` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3990,6 +4020,8 @@ func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, re
 //
 // Answers as `listCategories` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
@@ -4021,6 +4053,8 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // ListPetsHeadWithResponse List animals, headers only
 //
 // Answers as `listPets` does, with the same status and headers, but without a body.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4090,6 +4124,8 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, petId int6
 //
 // Answers as `getPet` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
@@ -4123,6 +4159,8 @@ func (c *ClientWithResponses) ListOrdersWithResponse(ctx context.Context, params
 // ListOrdersHeadWithResponse List store orders, headers only
 //
 // Answers as `listOrders` does, with the same status and headers, but without a body.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4189,6 +4227,8 @@ func (c *ClientWithResponses) GetOrderWithResponse(ctx context.Context, orderId 
 // GetOrderHeadWithResponse Get a store order, headers only
 //
 // Answers as `getOrder` does, with the same status and headers, but without a body.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
