@@ -39,7 +39,7 @@ func authenticate(check func(*fiber.Ctx) error) fiber.Handler {
 func admit(d Deps) func(c *fiber.Ctx) error {
 	return func(c *fiber.Ctx) error {
 		token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
-		out := d.Gate.Admit(c.UserContext(), admission.Request{Token: token, IP: c.IP(), RequestID: requestID(c)})
+		out := d.Gate.Admit(c.UserContext(), admission.Request{Token: token, Peer: c, RequestID: requestID(c)})
 		if out.Counted {
 			setRateLimitHeaders(c, out.Limit, out.Remaining, out.Reset)
 		}

@@ -50,12 +50,16 @@ func New(cfg Config) *Gate {
 // with it reads it from the database.
 func (g *Gate) Forget(id int64) { g.cache.forget(id) }
 
+// Peer is the client at the other end of a request (a *fiber.Ctx is one).
+type Peer interface{ IP() string }
+
 // Request is what the gate needs to know of a request.
 type Request struct {
 	// Token is the bearer token; empty when the request sent none.
 	Token string
-	// IP is the client's address, whose counters a request without a valid key uses.
-	IP string
+	// Peer gives the client's address, whose counters a request without a valid key uses; it
+	// is asked only then.
+	Peer Peer
 	// RequestID names the request in log lines.
 	RequestID string
 }
@@ -136,7 +140,7 @@ func (g *Gate) Admit(ctx context.Context, r Request) Outcome {
 // refuse counts a request without a valid key against its client IP and refuses it with
 // cause, or with a 429 when the IP is over its limits.
 func (g *Gate) refuse(ctx context.Context, r Request, cause error) Outcome {
-	dec, err := g.cfg.Limiter.Take(ctx, ratelimit.IPClient(r.IP), g.anonymous, 0)
+	dec, err := g.cfg.Limiter.Take(ctx, ratelimit.IPClient(r.Peer.IP()), g.anonymous, 0)
 	if err != nil {
 		return Outcome{Err: err}
 	}
