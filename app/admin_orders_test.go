@@ -151,7 +151,7 @@ func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
 		wantStatus(t, b.Post(t, target+"/status", url.Values{"status": {"available"}}), http.StatusSeeOther)
 
 		// Once an order holds the pet, only the order's actions move it.
-		if _, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, models.StaffOwner, "test"); err != nil {
+		if _, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, models.StaffOwner, "test", nil); err != nil {
 			t.Fatal(err)
 		}
 		p = b.Post(t, target+"/status", url.Values{"status": {"sold"}})
@@ -170,7 +170,7 @@ func TestOrdersTableFiltersAndPages(t *testing.T) {
 	ctx := context.Background()
 	for i := 0; i < 30; i++ {
 		id := addPet(t, s, fmt.Sprintf("Pet %02d", i), models.PetAvailable)
-		o, err := orders.Place(ctx, models.NewOrder{PetID: &id}, models.StaffOwner, "test")
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &id}, models.StaffOwner, "test", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,6 +49,18 @@ func TestPetsTableFiltersSearchesAndPages(t *testing.T) {
 		if len(seen) != 60 || pages != 3 || seen[0] != "Pet 00" || seen[59] != "Pet 59" {
 			t.Fatalf("walked %d pets in %d pages (first %q), want 60 in 3, in id order", len(seen), pages, seen[0])
 		}
+		// And back: from the last page, following the "previous" links.
+		var back []string
+		last, _ := b.Get(t, "/admin/pets").TestID("last-page").Attr("href")
+		for target := last; target != ""; {
+			p := b.Get(t, target)
+			wantStatus(t, p, http.StatusOK)
+			back = append(petNames(p), back...)
+			target, _ = p.TestID("prev-page").Attr("href")
+		}
+		if strings.Join(back, ",") != strings.Join(seen, ",") {
+			t.Fatalf("walking back from the last page: %d pets %q..., want the same %d in the same order", len(back), back[:min(3, len(back))], len(seen))
+		}
 
 		p := b.Get(t, "/admin/pets?q=rex")
 		if got := strings.Join(petNames(p), ","); got != "Rexie,Big REX" {
@@ -274,4 +286,69 @@ func TestAdminsManageStaffAccounts(t *testing.T) {
 	if p := b.Post(t, "/admin/staff/"+id+"/disable", nil); p.StatusCode != http.StatusConflict {
 		t.Fatalf("disabling yourself: %d, want 409", p.StatusCode)
 	}
+}
+
+func TestStaffDeleteAndRestorePetsWithTheAPIsRefusals(t *testing.T) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := adminServer(t, store)
+		rex := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
+		createPet(t, s, map[string]any{"name": "Tom", "categoryId": 2})
+		o := placeOrder(t, s, map[string]any{"petId": rex.ID})
+		b := s.NewBrowser(t)
+		b.Login(t, "sam", staffPassword)
+		page := fmt.Sprintf("/admin/pets/%d", rex.ID)
+
+		b.Get(t, page)
+		p := b.Post(t, page+"/delete", nil)
+		wantStatus(t, p, http.StatusConflict)
+		if msg := p.Text("form-error"); !strings.Contains(msg, "cannot be deleted") || !strings.Contains(msg, fmt.Sprint("order ", o.ID)) {
+			t.Fatalf("deleting a pet held by an order: %q\n%s", msg, p.Body)
+		}
+		if res := s.Get(t, "/v1/pets/"+fmt.Sprint(rex.ID)); res.StatusCode != http.StatusOK {
+			t.Fatalf("the refused delete removed the pet: %d", res.StatusCode)
+		}
+
+		b.Get(t, fmt.Sprintf("/admin/orders/%d", o.ID))
+		wantStatus(t, b.Post(t, fmt.Sprintf("/admin/orders/%d/cancel", o.ID), nil), http.StatusSeeOther)
+		b.Get(t, page)
+		p = b.Post(t, page+"/delete", nil)
+		wantStatus(t, p, http.StatusSeeOther)
+		shown := b.Follow(t, p)
+		if !strings.Contains(shown.Text("flash"), "Deleted Rex") || shown.TestID("pet-deleted").Length() != 1 || shown.TestID("restore-pet").Length() != 1 ||
+			shown.TestID("edit-pet").Length() != 0 || shown.TestID("set-status").Length() != 0 || shown.TestID("delete-pet").Length() != 0 {
+			t.Fatalf("the deleted pet's page: flash %q\n%s", shown.Text("flash"), shown.Body)
+		}
+		if !strings.Contains(shown.Text("history"), "Deleted from the catalogue") || !strings.Contains(shown.Text("history"), "staff:sam") {
+			t.Fatalf("the history does not show who deleted the pet: %q", shown.Text("history"))
+		}
+		if res := s.Get(t, "/v1/pets/"+fmt.Sprint(rex.ID)); res.StatusCode != http.StatusNotFound {
+			t.Fatalf("the API still serves the deleted pet: %d", res.StatusCode)
+		}
+		if got := strings.Join(petNames(b.Get(t, "/admin/pets")), ","); got != "Tom" {
+			t.Fatalf("the pets table shows %q, want Tom alone", got)
+		}
+		deleted := b.Get(t, "/admin/pets?show=deleted")
+		if got := strings.Join(petNames(deleted), ","); got != "Rex" || deleted.TestID("deleted").Length() != 1 {
+			t.Fatalf("the deleted pets: %q\n%s", got, deleted.Body)
+		}
+		if v := deleted.Doc.Find("#f-show option[selected]").AttrOr("value", ""); v != "deleted" {
+			t.Fatalf("the filter shows %q selected", v)
+		}
+		if order := b.Get(t, fmt.Sprintf("/admin/orders/%d", o.ID)); order.StatusCode != http.StatusOK || order.Text("order-pet") != "Rex" {
+			t.Fatalf("the deleted pet's order page: %d, pet %q", order.StatusCode, order.Text("order-pet"))
+		}
+		wantStatus(t, b.Get(t, "/admin/pets?show=everything"), http.StatusBadRequest)
+
+		p = b.Post(t, page+"/restore", nil)
+		wantStatus(t, p, http.StatusSeeOther)
+		if shown := b.Follow(t, p); shown.Text("flash") != "Rex is back in the catalogue." || shown.TestID("pet-deleted").Length() != 0 || shown.TestID("delete-pet").Length() != 1 {
+			t.Fatalf("after the restore: flash %q\n%s", shown.Text("flash"), shown.Body)
+		}
+		if res := s.Get(t, "/v1/pets/"+fmt.Sprint(rex.ID)); res.StatusCode != http.StatusOK {
+			t.Fatalf("the API does not serve the restored pet: %d", res.StatusCode)
+		}
+		if p := b.Get(t, "/admin/pets?show=deleted"); p.TestID("pet-row").Length() != 0 || p.TestID("empty").Length() != 1 {
+			t.Fatalf("the deleted pets after the restore:\n%s", p.Body)
+		}
+	})
 }

@@ -93,7 +93,7 @@ func TestOrdersBelongToTheClientWhoseKeyPlacedThem(t *testing.T) {
 		p3 := createPet(t, s, map[string]any{"name": "Polly", "categoryId": 3})
 		ofAcme := placeOrder(t, s.As(acme), map[string]any{"petId": p1.ID})
 		ofGlobex := placeOrder(t, s.As(globex), map[string]any{"petId": p2.ID})
-		staffOrder, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &p3.ID}, models.StaffOwner, "staff:sam")
+		staffOrder, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &p3.ID}, models.StaffOwner, "staff:sam", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,9 +127,9 @@ func TestOrdersBelongToTheClientWhoseKeyPlacedThem(t *testing.T) {
 		if err := s.DB.Model(&models.Order{}).Count(&n).Error; err != nil || n != 3 {
 			t.Fatalf("%d orders in the store (%v), want 3", n, err)
 		}
-		all, _, err := models.NewOrderStore(s.DB).List(context.Background(), models.StaffOwner, models.OrderFilter{}, models.Page{Limit: 10})
-		if err != nil || len(all) != 3 {
-			t.Fatalf("staff list %d orders (%v), want 3", len(all), err)
+		all, err := models.NewOrderStore(s.DB).List(context.Background(), models.StaffOwner, models.OrderFilter{}, models.Page{Limit: 10})
+		if err != nil || len(all.Items) != 3 {
+			t.Fatalf("staff list %d orders (%v), want 3", len(all.Items), err)
 		}
 	})
 }

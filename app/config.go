@@ -50,6 +50,9 @@ type Config struct {
 	TrustedProxies      []string // PETSTORE_TRUSTED_PROXIES: IPs and CIDRs whose ProxyHeader is believed
 	ProxyHeader         string   // PETSTORE_PROXY_HEADER: where a trusted proxy puts the client's IP
 	CORSOrigins         []string // PETSTORE_CORS_ORIGINS: browser origins allowed to call /v1; none by default
+	// PETSTORE_PUBLIC_URL: where clients reach the service, without /v1; the absolute URLs of
+	// Link and Location start with it. Empty: the request's scheme and host, as far as trusted.
+	PublicURL string
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -82,6 +85,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		TrustedProxies:    e.ipsOrCIDRs("PETSTORE_TRUSTED_PROXIES"),
 		ProxyHeader:       e.headerName("PETSTORE_PROXY_HEADER", "X-Forwarded-For"),
 		CORSOrigins:       e.origins("PETSTORE_CORS_ORIGINS"),
+		PublicURL:         e.baseURL("PETSTORE_PUBLIC_URL", ""),
 	}
 	c.MetricsAddr = e.str("PETSTORE_METRICS_ADDR", "")
 	if c.MetricsAddr != "" {
@@ -192,15 +196,19 @@ func (e *envReader) duration(name string, def time.Duration) time.Duration {
 	return d
 }
 
-// baseURL reads the address of a deployment, to which the API document appends /v1.
+// baseURL reads the address of a deployment, to which /v1 is appended; with an empty default it
+// is optional.
 func (e *envReader) baseURL(name, def string) string {
 	v := strings.TrimRight(e.str(name, def), "/")
+	if v == "" && def == "" {
+		return ""
+	}
 	u, err := url.Parse(v)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
 		e.fail(name, "must be an http or https URL such as https://api.example.com, got %q", v)
 	case strings.HasSuffix(u.Path, "/v1"):
-		e.fail(name, "must not end in /v1: the API document appends it, got %q", v)
+		e.fail(name, "must not end in /v1: the service appends it, got %q", v)
 	}
 	return v
 }

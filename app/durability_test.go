@@ -93,27 +93,53 @@ type ack struct {
 }
 
 // writers keep clients adding pets, and placing an order on every other one, until a request
-// fails (the process is gone). They record what was acknowledged and what got no answer.
+// fails (the process is gone). Every request carries an Idempotency-Key, as a careful client's
+// would (petKey, orderKey). They record what was acknowledged and what got no answer.
 type writers struct {
 	mu         sync.Mutex
 	pets       []ack
 	orders     []ack
 	lostPets   []string // names of creates that got no answer
 	lostOrders []int64  // pets whose order got no answer
+	unanswered []request
 	wrong      []string
 	wg         sync.WaitGroup
 }
 
+// request is a POST with an Idempotency-Key, to retry.
+type request struct{ path, key, body string }
+
+func petKey(name string) string   { return strings.ReplaceAll(name, " ", "-") }
+func orderKey(petID int64) string { return fmt.Sprint("order-for-pet-", petID) }
+
+// post sends r to the service at url and reads the answer.
+func post(client *http.Client, url string, r request) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url+r.path, bytes.NewReader([]byte(r.body)))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", r.key)
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
 func startWriters(url, key string, n int) *writers {
 	w := &writers{}
-	post := func(client *http.Client, path, body string) (int, []byte, error) {
-		res, err := client.Post(url+path, "application/json", bytes.NewReader([]byte(body)))
+	send := func(client *http.Client, r request) (int, []byte, error) {
+		res, b, err := post(client, url, r)
 		if err != nil {
+			w.mu.Lock()
+			w.unanswered = append(w.unanswered, r)
+			w.mu.Unlock()
 			return 0, nil, err
 		}
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		return res.StatusCode, b, err
+		return res.StatusCode, b, nil
 	}
 	for c := range n {
 		w.wg.Add(1)
@@ -122,7 +148,7 @@ func startWriters(url, key string, n int) *writers {
 			client := apptest.KeyClient(key, time.Minute)
 			for i := 0; ; i++ {
 				name := fmt.Sprintf("Writer %d pet %d", c, i)
-				status, b, err := post(client, "/v1/pets", fmt.Sprintf(`{"name":%q,"categoryId":%d}`, name, i%6+1))
+				status, b, err := send(client, request{"/v1/pets", petKey(name), fmt.Sprintf(`{"name":%q,"categoryId":%d}`, name, i%6+1)})
 				var p pet
 				w.mu.Lock()
 				switch {
@@ -140,7 +166,7 @@ func startWriters(url, key string, n int) *writers {
 				if p.ID == 0 || i%2 == 1 {
 					continue
 				}
-				status, b, err = post(client, "/v1/store/orders", fmt.Sprintf(`{"petId":%d}`, p.ID))
+				status, b, err = send(client, request{"/v1/store/orders", orderKey(p.ID), fmt.Sprintf(`{"petId":%d}`, p.ID)})
 				var o order
 				w.mu.Lock()
 				switch {
@@ -170,9 +196,11 @@ func (w *writers) ackedCount() int {
 // stored is what the database of a store holds after the process is gone.
 type stored struct {
 	pets    map[string]models.Pet // by name
+	twice   []string              // names of more than one pet
 	orders  map[int64]models.Order
 	ofPet   map[int64][]models.Order
-	history map[int64]int // status changes per order
+	history map[int64]int                       // status changes per order
+	kept    map[string]models.IdempotencyRecord // by Idempotency-Key
 }
 
 func readStored(t *testing.T, store testenv.Store, env map[string]string) stored {
@@ -186,14 +214,22 @@ func readStored(t *testing.T, store testenv.Store, env map[string]string) stored
 	var pets []models.Pet
 	var orders []models.Order
 	var changes []models.StatusChange
-	for _, q := range []error{db.Find(&pets).Error, db.Find(&orders).Error, db.Find(&changes).Error} {
+	var records []models.IdempotencyRecord
+	for _, q := range []error{db.Find(&pets).Error, db.Find(&orders).Error, db.Find(&changes).Error, db.Find(&records).Error} {
 		if q != nil {
 			t.Fatal(q)
 		}
 	}
-	st := stored{pets: map[string]models.Pet{}, orders: map[int64]models.Order{}, ofPet: map[int64][]models.Order{}, history: map[int64]int{}}
+	st := stored{pets: map[string]models.Pet{}, orders: map[int64]models.Order{}, ofPet: map[int64][]models.Order{},
+		history: map[int64]int{}, kept: map[string]models.IdempotencyRecord{}}
 	for _, p := range pets {
+		if _, dup := st.pets[p.Name]; dup {
+			st.twice = append(st.twice, p.Name)
+		}
 		st.pets[p.Name] = p
+	}
+	for _, r := range records {
+		st.kept[r.Key] = r
 	}
 	for _, o := range orders {
 		st.orders[o.ID] = o
@@ -212,6 +248,9 @@ func readStored(t *testing.T, store testenv.Store, env map[string]string) stored
 // an order moves it (to pending, in the order's own transaction).
 func (st stored) checkWhole(t *testing.T) {
 	t.Helper()
+	if len(st.twice) > 0 {
+		t.Fatalf("pets created twice: %q", st.twice)
+	}
 	for name, p := range st.pets {
 		if _, err := (models.NewPet{Name: &p.Name, CategoryID: &p.CategoryID, Status: (*string)(&p.Status)}).Validate(); err != nil || p.CreatedAt.IsZero() {
 			t.Fatalf("stored pet %q is not whole: %+v (%v)", name, p, err)
@@ -227,6 +266,58 @@ func (st stored) checkWhole(t *testing.T) {
 	for id, o := range st.orders {
 		if o.Status != models.OrderPlaced || st.history[id] != 1 {
 			t.Fatalf("order %d is %s with %d history records: half done", id, o.Status, st.history[id])
+		}
+	}
+}
+
+// checkKept fails unless every pet and order created under an Idempotency-Key committed with its
+// kept response, and no key still in flight has a creation: a crash between the two would let a
+// retry create a second one.
+func (st stored) checkKept(t *testing.T) {
+	t.Helper()
+	keptID := func(key string) int64 {
+		rec, ok := st.kept[key]
+		var created struct{ ID int64 }
+		if !ok || rec.Status != http.StatusCreated || json.Unmarshal(rec.Body, &created) != nil {
+			return 0
+		}
+		return created.ID
+	}
+	for name, p := range st.pets {
+		if id := keptID(petKey(name)); id != p.ID {
+			t.Fatalf("pet %d %q was created, but its Idempotency-Key keeps %+v", p.ID, name, st.kept[petKey(name)])
+		}
+	}
+	for id, o := range st.orders {
+		if kept := keptID(orderKey(o.PetID)); kept != id {
+			t.Fatalf("order %d was placed, but its Idempotency-Key keeps %+v", id, st.kept[orderKey(o.PetID)])
+		}
+	}
+}
+
+// retryUnanswered sends again, with its key, every request the crash left without an answer: a
+// creation that committed is replayed as it was; one that did not either runs now or, while its
+// key is still in flight (until the lease runs out), answers 409 and creates nothing.
+func retryUnanswered(t *testing.T, url, key string, w *writers, before stored) {
+	t.Helper()
+	client := apptest.KeyClient(key, time.Minute)
+	for _, r := range w.unanswered {
+		res, b, err := post(client, url, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, kept := before.kept[r.key]
+		switch {
+		case kept && rec.Status == http.StatusCreated:
+			if res.StatusCode != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(b, rec.Body) {
+				t.Fatalf("retry of %s %s, created before the crash: %d %s, want the kept 201 %s replayed", r.path, r.body, res.StatusCode, b, rec.Body)
+			}
+		case kept && rec.InFlight():
+			if res.StatusCode != http.StatusConflict {
+				t.Fatalf("retry of %s %s, in flight at the crash: %d %s, want 409 until the lease ends", r.path, r.body, res.StatusCode, b)
+			}
+		case res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusConflict:
+			t.Fatalf("retry of %s %s, never claimed: %d %s", r.path, r.body, res.StatusCode, b)
 		}
 	}
 }
@@ -279,12 +370,18 @@ func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testi
 		st := readStored(t, store, env)
 		st.checkAcknowledged(t, w)
 		st.checkWhole(t)
+		st.checkKept(t)
 		// Each client had at most one write in flight when the process died; it may or may not
 		// have been stored, whole. Nothing else may be there.
 		if extra := len(st.pets) + len(st.orders) - len(w.pets) - len(w.orders); extra < 0 || extra > clients {
 			t.Fatalf("%d pets and %d orders stored for %d and %d acknowledged, with %d clients",
 				len(st.pets), len(st.orders), len(w.pets), len(w.orders), clients)
 		}
+		// The clients retry what got no answer, with the same keys: nothing is created twice.
+		retryUnanswered(t, second.URL, key, w, st)
+		after := readStored(t, store, env)
+		after.checkWhole(t)
+		after.checkKept(t)
 		for _, wrong := range w.wrong {
 			t.Errorf("before the crash: %s", wrong)
 		}

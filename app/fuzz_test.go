@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +54,11 @@ var contentTypeSeeds = []string{"application/json; charset=utf-8", "application/
 	"application/x-www-form-urlencoded", "application/json; charset", "multipart/form-data; boundary=x"}
 
 var listQuerySeeds = []string{
-	"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.EncodeCursor(3),
-	"limit=2&cursor=" + models.EncodeCursor(10) + "&status=available", "cursor=" + models.EncodeCursor(-1),
+	"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.Cursor{ID: 3}.Encode(),
+	"limit=2&cursor=" + models.Cursor{ID: 10}.Encode() + "&status=available", "cursor=" + models.Cursor{ID: -1}.Encode(),
+	"cursor=" + models.Cursor{ID: 10, Before: true}.Encode(), "cursor=" + models.Cursor{Sort: models.Sort{Key: "name"}, ID: 3, Value: "Pet"}.Encode(),
+	"cursor=djE6MTA", "id=1&id=2", "id=0", "id=", "id=abc", "categoryId=1", "categoryId=0", "categoryId=", "categoryId=1&categoryId=2",
+	"status=sold&categoryId=2&id=3&id=5", "LIMIT=5", "Status=sold",
 	"limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=1e2", "limit=%20", "limit=",
 	"limit=99999999999999999999", "status=lost", "status=SOLD", "status=", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y",
 	"limit=1&limit=2", "status=sold&status=pending", "limit[]=1", "limit=%00", "status=sold%00",
@@ -166,7 +170,7 @@ func FuzzCreatePet(f *testing.F) {
 				continue
 			}
 			p := checkPet(t, what, res.Body)
-			if added != 1 || res.Header.Get("Location") != fmt.Sprintf("/v1/pets/%d", p.ID) {
+			if added != 1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/pets/%d", s.URL, p.ID) {
 				t.Fatalf("%s: 201 stored %d pets, Location %q", what, added, res.Header.Get("Location"))
 			}
 			if got := s.Get(t, fmt.Sprintf("/v1/pets/%d", p.ID)); got.StatusCode != 200 || !bytes.Equal(got.Body, res.Body) {
@@ -174,6 +178,115 @@ func FuzzCreatePet(f *testing.F) {
 			}
 		}
 	})
+}
+
+var patchBodySeeds = []string{
+	`{}`, `{"name":"Max"}`, `{"name":"  Max  ","categoryId":2}`, `{"status":"sold"}`, `{"status":"available"}`,
+	`{"name":null}`, `{"categoryId":null}`, `{"status":null}`, `{"name":""}`, `{"name":"Max\u202E"}`, `{"name":"\ud800"}`,
+	`{"categoryId":999}`, `{"categoryId":0}`, `{"categoryId":1.5}`, `{"status":"lost"}`, `{"id":1}`, `{"createdAt":"2026-01-01T00:00:00Z"}`,
+	`{"Name":"Max"}`, `{"name":"Max","name":"Tom"}`, `[{"op":"replace","path":"/name","value":"Max"}]`, `null`, `"Max"`, ``,
+}
+
+var ifMatchSeeds = []string{"", "*", `"abc"`, `W/"abc"`, `"a", "b"`, "garbage", `"`, `W/`, `"abc`, `*, "x"`}
+
+// FuzzPatchPet changes one pet with fuzzed bodies, media types and If-Match headers: a 200 is the
+// pet as it is now; a refusal changes nothing, the pet and its history alike.
+func FuzzPatchPet(f *testing.F) {
+	for i, body := range patchBodySeeds {
+		f.Add([]byte(body), []string{"application/merge-patch+json", "application/json"}[i%2], ifMatchSeeds[i%len(ifMatchSeeds)])
+	}
+	for _, ct := range append(contentTypeSeeds, "application/json-patch+json", "application/merge-patch+json; charset=UTF-8") {
+		f.Add([]byte(`{"name":"Max"}`), ct, "")
+	}
+	servers := fuzzServers(f)
+	ids := make([]int64, len(servers))
+	for i, s := range servers {
+		ids[i] = addPets(f, s, 1)[0].ID
+	}
+
+	f.Fuzz(func(t *testing.T, body []byte, contentType, ifMatch string) {
+		if !validHeaderValue(contentType) || !validHeaderValue(ifMatch) {
+			return // net/http refuses to send it
+		}
+		for i, s := range servers {
+			path := fmt.Sprintf("/v1/pets/%d", ids[i])
+			what := fmt.Sprintf("%s: PATCH %s %q (Content-Type %q, If-Match %q)", s.DB.Dialector.Name(), path, body, contentType, ifMatch)
+			before, history := s.Get(t, path).Body, historyLength(t, s, ids[i])
+			req := s.NewRequest(t, http.MethodPatch, path, bytes.NewReader(body))
+			if contentType != "" {
+				req.Header.Set("Content-Type", contentType)
+			}
+			if ifMatch != "" {
+				req.Header.Set("If-Match", ifMatch)
+			}
+			res := s.Do(t, req)
+			after := s.Get(t, path)
+			if res.StatusCode != http.StatusOK {
+				checkRefusal(t, what, res, models.EInvalid, models.EValidation, models.EPrecondition, "unsupported_media_type", "payload_too_large")
+				if !bytes.Equal(after.Body, before) || historyLength(t, s, ids[i]) != history {
+					t.Fatalf("%s: refused with %d but changed the pet: %s, was %s", what, res.StatusCode, after.Body, before)
+				}
+				continue
+			}
+			if checkPet(t, what, res.Body); !bytes.Equal(res.Body, after.Body) || res.Header.Get("ETag") != after.Header.Get("ETag") {
+				t.Fatalf("%s: answered %s, but GET answers %s", what, res.Body, after.Body)
+			}
+		}
+	})
+}
+
+// FuzzDeletePet deletes by fuzzed ids and If-Match headers: a 204 only for the one pet that
+// exists (then restored, as staff would), a refusal that changes nothing otherwise.
+func FuzzDeletePet(f *testing.F) {
+	for i, id := range petIDSeeds {
+		f.Add(id, ifMatchSeeds[i%len(ifMatchSeeds)])
+	}
+	servers := fuzzServers(f)
+	ids := make([]int64, len(servers))
+	for i, s := range servers {
+		ids[i] = addPets(f, s, 1)[0].ID
+		f.Add(fmt.Sprint(ids[i]), "")
+		f.Add(fmt.Sprint(ids[i]), "*")
+	}
+
+	f.Fuzz(func(t *testing.T, id, ifMatch string) {
+		if !validHeaderValue(ifMatch) {
+			return
+		}
+		for i, s := range servers {
+			target := "/v1/pets/" + url.PathEscape(id)
+			what := fmt.Sprintf("%s: DELETE %s (If-Match %q)", s.DB.Dialector.Name(), target, ifMatch)
+			req := s.NewRequest(t, http.MethodDelete, target, nil)
+			if ifMatch != "" {
+				req.Header.Set("If-Match", ifMatch)
+			}
+			res := s.Do(t, req)
+			live := countPets(t, s)
+			if res.StatusCode != http.StatusNoContent {
+				// The path may normalise to the list, which takes no DELETE (405).
+				checkRefusal(t, what, res, models.EInvalid, models.ENotFound, models.EPrecondition, "method_not_allowed")
+				if live != 1 {
+					t.Fatalf("%s: refused with %d, but %d pets are left", what, res.StatusCode, live)
+				}
+				continue
+			}
+			if n, err := strconv.ParseInt(id, 10, 64); live != 0 || err != nil || n != ids[i] {
+				t.Fatalf("%s: 204 for id %q, and %d pets are left (the pet is %d)", what, id, live, ids[i])
+			}
+			if _, err := models.NewPetStore(s.DB).Restore(context.Background(), ids[i], "fuzz"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func historyLength(t *testing.T, s *apptest.Server, petID int64) int {
+	t.Helper()
+	h, err := models.NewPetStore(s.DB).History(context.Background(), petID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(h)
 }
 
 var orderBodySeeds = []string{
@@ -230,7 +343,7 @@ func FuzzCreateOrder(f *testing.F) {
 				continue
 			}
 			o := checkOrder(t, what, res.Body)
-			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("/v1/store/orders/%d", o.ID) {
+			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/store/orders/%d", s.URL, o.ID) {
 				t.Fatalf("%s: 201 %s: orders %d then %d, Location %q", what, res.Body, before.orders, after.orders, res.Header.Get("Location"))
 			}
 			var p pet
@@ -333,7 +446,7 @@ func addOrders(f *testing.F, s *apptest.Server, n int) []*models.Order {
 		if err := s.DB.Create(&p).Error; err != nil {
 			f.Fatal(err)
 		}
-		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, models.ClientOwner(s.ClientID), "fuzz")
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, models.ClientOwner(s.ClientID), "fuzz", nil)
 		for _, a := range [][]models.Action{nil, {models.ActionApprove}, {models.ActionApprove, models.ActionDeliver}, {models.ActionCancel}}[i%4] {
 			if err == nil {
 				o, err = orders.Apply(ctx, o.ID, a, "fuzz")

@@ -90,19 +90,19 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 			call func(t *testing.T)
 		}{
 			{"listCategories", func(t *testing.T) {
-				res, err := c.ListCategoriesWithResponse(ctx)
+				res, err := c.ListCategoriesWithResponse(ctx, nil)
 				if cats := *decoded(t, res, err, 200).JSON200; len(cats) == 0 || cats[0].Name == "" {
 					t.Fatalf("categories %+v, want the seeded ones", cats)
 				}
-				res, err = anon.ListCategoriesWithResponse(ctx)
+				res, err = anon.ListCategoriesWithResponse(ctx, nil)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 			{"listCategoriesHead", func(t *testing.T) {
-				res, err := c.ListCategoriesHeadWithResponse(ctx)
+				res, err := c.ListCategoriesHeadWithResponse(ctx, nil)
 				if h := decoded(t, res, err, 200).Headers200; h == nil || h.XRateLimitLimit != apptest.DefaultKeyLimit || len(res.Body) != 0 {
 					t.Fatalf("headers %+v, body %q: want the rate-limit headers and no body", h, res.Body)
 				}
-				res, err = anon.ListCategoriesHeadWithResponse(ctx)
+				res, err = anon.ListCategoriesHeadWithResponse(ctx, nil)
 				if h := decoded(t, res, err, 401).Headers401; h == nil || !strings.HasPrefix(h.WWWAuthenticate, "Bearer") {
 					t.Fatalf("401 headers %+v, want a Bearer challenge", h)
 				}
@@ -143,28 +143,28 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				decoded(t, res, err, 401)
 			}},
 			{"getPet", func(t *testing.T) {
-				res, err := c.GetPetWithResponse(ctx, pet.Id)
+				res, err := c.GetPetWithResponse(ctx, pet.Id, nil)
 				if got := *decoded(t, res, err, 200).JSON200; got.Id != pet.Id || got.Name != pet.Name {
 					t.Fatalf("pet %+v, want %+v", got, pet)
 				}
 				if h := res.Headers200; h.Deprecation == nil || h.Sunset == nil || h.Link == nil {
 					t.Fatalf("headers %+v: want Deprecation, Sunset and the successor's Link", h)
 				}
-				res, err = c.GetPetWithResponse(ctx, unknownID)
+				res, err = c.GetPetWithResponse(ctx, unknownID, nil)
 				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
-				res, err = anon.GetPetWithResponse(ctx, pet.Id)
+				res, err = anon.GetPetWithResponse(ctx, pet.Id, nil)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 			{"getPetHead", func(t *testing.T) {
-				res, err := c.GetPetHeadWithResponse(ctx, pet.Id)
+				res, err := c.GetPetHeadWithResponse(ctx, pet.Id, nil)
 				if h := decoded(t, res, err, 200).Headers200; h == nil || h.Sunset == nil || *h.Sunset != "Thu, 05 Dec 2030 00:00:00 GMT" {
 					t.Fatalf("headers %+v: want the Sunset header", h)
 				}
-				res, err = c.GetPetHeadWithResponse(ctx, unknownID)
+				res, err = c.GetPetHeadWithResponse(ctx, unknownID, nil)
 				if h := decoded(t, res, err, 404).Headers404; h == nil || h.Deprecation == nil {
 					t.Fatalf("404 headers %+v: want the Deprecation header on errors too", h)
 				}
-				res, err = anon.GetPetHeadWithResponse(ctx, pet.Id)
+				res, err = anon.GetPetHeadWithResponse(ctx, pet.Id, nil)
 				decoded(t, res, err, 401)
 			}},
 			{"createOrder", func(t *testing.T) {
@@ -200,23 +200,71 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				decoded(t, res, err, 401)
 			}},
 			{"getOrder", func(t *testing.T) {
-				res, err := c.GetOrderWithResponse(ctx, order.Id)
+				res, err := c.GetOrderWithResponse(ctx, order.Id, nil)
 				if got := *decoded(t, res, err, 200).JSON200; got.Id != order.Id || got.Status != apiclient.OrderStatusPlaced {
 					t.Fatalf("order %+v, want %+v", got, order)
 				}
-				res, err = c.GetOrderWithResponse(ctx, unknownID)
+				res, err = c.GetOrderWithResponse(ctx, unknownID, nil)
 				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
-				res, err = anon.GetOrderWithResponse(ctx, order.Id)
+				res, err = anon.GetOrderWithResponse(ctx, order.Id, nil)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
-			{"getOrderHead", func(t *testing.T) {
-				res, err := c.GetOrderHeadWithResponse(ctx, order.Id)
+			{"updatePet", func(t *testing.T) {
+				res, err := c.UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, pet.Id, nil, apiclient.PetPatch{Name: ptrTo("Rex the Second")})
+				got := *decoded(t, res, err, 200).JSON200
+				if got.Name != "Rex the Second" || got.Status != apiclient.PetStatusPending || res.Headers200.ETag == nil {
+					t.Fatalf("pet %+v, headers %+v: want the new name, still pending, and an ETag", got, res.Headers200)
+				}
+				current := res.Headers200.ETag
+				res, err = c.UpdatePetWithResponse(ctx, pet.Id, &apiclient.UpdatePetParams{IfMatch: current}, apiclient.PetPatch{Name: ptrTo("Rex")})
 				decoded(t, res, err, 200)
-				res, err = c.GetOrderHeadWithResponse(ctx, unknownID)
+				res, err = c.UpdatePetWithResponse(ctx, pet.Id, &apiclient.UpdatePetParams{IfMatch: current}, apiclient.PetPatch{Name: ptrTo("Max")})
+				anError(t, decoded(t, res, err, 412).JSON412, apiclient.ErrorCodePreconditionFailed, 412)
+				res, err = c.UpdatePetWithResponse(ctx, pet.Id, nil, apiclient.PetPatch{Status: ptrTo(apiclient.PetStatusAvailable)})
+				anError(t, decoded(t, res, err, 409).JSON409, apiclient.ErrorCodeConflict, 409)
+				res, err = c.UpdatePetWithResponse(ctx, unknownID, nil, apiclient.PetPatch{Name: ptrTo("Max")})
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.UpdatePetWithResponse(ctx, pet.Id, nil, apiclient.PetPatch{Name: ptrTo("Max")})
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"deletePet", func(t *testing.T) {
+				res, err := c.DeletePetWithResponse(ctx, pet.Id, nil)
+				anError(t, decoded(t, res, err, 409).JSON409, apiclient.ErrorCodeConflict, 409)
+				spare, err := c.CreatePetWithResponse(ctx, nil, apiclient.NewPet{Name: "Spare", CategoryId: 1})
+				etag := decoded(t, spare, err, 201).Headers201.ETag
+				res, err = c.DeletePetWithResponse(ctx, spare.JSON201.Id, &apiclient.DeletePetParams{IfMatch: etag})
+				if decoded(t, res, err, 204); len(res.Body) != 0 {
+					t.Fatalf("204 with a body %q", res.Body)
+				}
+				res, err = c.DeletePetWithResponse(ctx, spare.JSON201.Id, nil)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.DeletePetWithResponse(ctx, pet.Id, nil)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"getInventory", func(t *testing.T) {
+				res, err := c.GetInventoryWithResponse(ctx)
+				if inv := *decoded(t, res, err, 200).JSON200; inv.Available != 1 || inv.Pending != 1 || inv.Sold != 0 {
+					t.Fatalf("inventory %+v, want Max available and Rex pending (Spare deleted)", inv)
+				}
+				res, err = anon.GetInventoryWithResponse(ctx)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"getInventoryHead", func(t *testing.T) {
+				res, err := c.GetInventoryHeadWithResponse(ctx)
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.XRequestID == "" || len(res.Body) != 0 {
+					t.Fatalf("headers %+v, body %q: want X-Request-ID and no body", h, res.Body)
+				}
+				res, err = anon.GetInventoryHeadWithResponse(ctx)
+				decoded(t, res, err, 401)
+			}},
+			{"getOrderHead", func(t *testing.T) {
+				res, err := c.GetOrderHeadWithResponse(ctx, order.Id, nil)
+				decoded(t, res, err, 200)
+				res, err = c.GetOrderHeadWithResponse(ctx, unknownID, nil)
 				if h := decoded(t, res, err, 404).Headers404; h == nil || h.XRateLimitRemaining < 0 {
 					t.Fatalf("404 headers %+v, want the rate-limit headers", h)
 				}
-				res, err = anon.GetOrderHeadWithResponse(ctx, order.Id)
+				res, err = anon.GetOrderHeadWithResponse(ctx, order.Id, nil)
 				decoded(t, res, err, 401)
 			}},
 			{"cancelOrder", func(t *testing.T) {

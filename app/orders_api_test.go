@@ -67,9 +67,9 @@ func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 			o.ShipDate != "2026-12-01T09:00:00Z" {
 			t.Fatalf("order %+v: want an id, pet %d, quantity 1, placed, not complete, shipDate 2026-12-01T09:00:00Z", o, p.ID)
 		}
-		loc := res.Header.Get("Location")
+		loc := strings.TrimPrefix(res.Header.Get("Location"), s.URL)
 		if loc != fmt.Sprintf("/v1/store/orders/%d", o.ID) {
-			t.Fatalf("Location %q, want /v1/store/orders/%d", loc, o.ID)
+			t.Fatalf("Location %q, want %s/v1/store/orders/%d", res.Header.Get("Location"), s.URL, o.ID)
 		}
 
 		var got pet
@@ -120,6 +120,10 @@ func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
 			{"quantity over int32", fmt.Sprintf(`{"petId":%d,"quantity":3000000000}`, avail.ID), 400, "validation_failed", "quantity"},
 			{"shipDate not a date", fmt.Sprintf(`{"petId":%d,"shipDate":"next tuesday"}`, avail.ID), 400, "validation_failed", "shipDate"},
 			{"shipDate without a zone", fmt.Sprintf(`{"petId":%d,"shipDate":"2026-12-01T10:00:00"}`, avail.ID), 400, "validation_failed", "shipDate"},
+			{"null shipDate", fmt.Sprintf(`{"petId":%d,"shipDate":null}`, avail.ID), 400, "validation_failed", "shipDate"},
+			{"null quantity", fmt.Sprintf(`{"petId":%d,"quantity":null}`, avail.ID), 400, "validation_failed", "quantity"},
+			{"petId given twice", fmt.Sprintf(`{"petId":%d,"petId":%d}`, avail.ID, avail.ID), 400, "invalid_request", "petId"},
+			{"petId in another case", fmt.Sprintf(`{"PetId":%d}`, avail.ID), 400, "invalid_request", "PetId"},
 			{"unknown field", fmt.Sprintf(`{"petId":%d,"status":"delivered"}`, avail.ID), 400, "invalid_request", "status"},
 			{"malformed JSON", `{"petId":`, 400, "invalid_request", "JSON"},
 			{"no such pet", `{"petId":987654}`, 404, "not_found", "987654"},

@@ -55,8 +55,8 @@ func TestCreatedPetIsReturnedByListAndGet(t *testing.T) {
 		if created.ID < 1 || created.Name != "Rex" || created.CategoryID != 1 || created.Status != "available" || created.CreatedAt == "" {
 			t.Fatalf("created pet %+v: want an id, the trimmed name, category 1 and status available", created)
 		}
-		if loc := res.Header.Get("Location"); loc != fmt.Sprintf("/v1/pets/%d", created.ID) {
-			t.Fatalf("Location %q, want /v1/pets/%d", loc, created.ID)
+		if loc := res.Header.Get("Location"); loc != fmt.Sprintf("%s/v1/pets/%d", s.URL, created.ID) {
+			t.Fatalf("Location %q, want %s/v1/pets/%d", loc, s.URL, created.ID)
 		}
 
 		var list []pet
@@ -120,6 +120,18 @@ func TestCreatePetRefusesBadInputAndChangesNothing(t *testing.T) {
 		{"not an object", "", `[{"name":"Rex","categoryId":1}]`, 400, "invalid_request", "object"},
 		{"trailing data", "", `{"name":"Rex","categoryId":1} {}`, 400, "invalid_request", "JSON"},
 		{"empty body", "", ``, 400, "invalid_request", "body"},
+		{"member name in another case", "", `{"NAME":"Rex","categoryId":1}`, 400, "invalid_request", "NAME"},
+		{"member given twice", "", `{"name":"Rex","name":"Max","categoryId":1}`, 400, "invalid_request", "name"},
+		{"null status", "", `{"name":"Rex","categoryId":1,"status":null}`, 400, "validation_failed", "status"},
+		{"null category", "", `{"name":"Rex","categoryId":null}`, 400, "validation_failed", "categoryId"},
+		{"invalid UTF-8", "", "{\"name\":\"R\xffx\",\"categoryId\":1}", 400, "invalid_request", "UTF-8"},
+		{"lone surrogate escape", "", `{"name":"\ud800","categoryId":1}`, 400, "invalid_request", "surrogate"},
+		{"right-to-left override", "", `{"name":"Rex\u202E","categoryId":1}`, 400, "validation_failed", "U+202E"},
+		{"zero-width space", "", `{"name":"Re\u200Bx","categoryId":1}`, 400, "validation_failed", "U+200B"},
+		{"byte-order mark in the name", "", `{"name":"\uFEFFRex","categoryId":1}`, 400, "validation_failed", "U+FEFF"},
+		{"merge patch media type", "application/merge-patch+json", `{"name":"Rex","categoryId":1}`, 415, "unsupported_media_type", "application/json"},
+		{"other +json media type", "application/problem+json", `{"name":"Rex","categoryId":1}`, 415, "unsupported_media_type", "application/json"},
+		{"charset other than UTF-8", "application/json; charset=iso-8859-1", `{"name":"Rex","categoryId":1}`, 415, "unsupported_media_type", "charset"},
 		{"form content type", "application/x-www-form-urlencoded", `name=Rex&categoryId=1`, 415, "unsupported_media_type", "application/json"},
 		{"no content type", "none", `{"name":"Rex","categoryId":1}`, 415, "unsupported_media_type", "application/json"},
 		{"body over 64 KiB", "", `{"name":"` + strings.Repeat("x", 65*1024) + `","categoryId":1}`, 413, "payload_too_large", "64 KiB"},

@@ -114,7 +114,11 @@ func genValue(rt *rapid.T, w world, s *openapi3.Schema, name string) any {
 		r := rapid.RuneFrom([]rune("abcxyzABCXYZ0189-_'.éßøΩжあ🐕"))
 		return rapid.StringOfN(r, max(1, int(s.MinLength)), maxLen, -1).Draw(rt, name)
 	case s.Type.Is("array"):
-		n := rapid.IntRange(int(s.MinItems), int(s.MinItems)+3).Draw(rt, name+" length")
+		hi := int(s.MinItems) + 3
+		if s.MaxItems != nil {
+			hi = min(hi, int(*s.MaxItems))
+		}
+		n := rapid.IntRange(int(s.MinItems), hi).Draw(rt, name+" length")
 		out := make([]any, n)
 		for i := range out {
 			out[i] = genValue(rt, w, s.Items.Value, name)
@@ -165,12 +169,19 @@ func genValid(rt *rapid.T, w world, o docOperation) *genRequest {
 		if param.Name == "cursor" {
 			continue // an opaque token that only a Link header hands out
 		}
-		v := fmt.Sprint(genValue(rt, w, param.Schema.Value, param.Name))
+		v := genValue(rt, w, param.Schema.Value, param.Name)
 		switch param.In {
 		case "path":
-			r.path = strings.Replace(r.path, "{"+param.Name+"}", url.PathEscape(v), 1)
+			r.path = strings.Replace(r.path, "{"+param.Name+"}", url.PathEscape(fmt.Sprint(v)), 1)
 		case "query":
-			r.query.Set(param.Name, v)
+			if items, ok := v.([]any); ok {
+				// An array is the parameter repeated (style form, explode), once per item.
+				for _, item := range items {
+					r.query.Add(param.Name, fmt.Sprint(item))
+				}
+			} else {
+				r.query.Set(param.Name, fmt.Sprint(v))
+			}
 		}
 	}
 	if rb := o.op.RequestBody; rb != nil {
@@ -219,6 +230,27 @@ func genBroken(rt *rapid.T, w world, o docOperation) *genRequest {
 			ways = append(ways, breakage{"a made-up cursor", func() {
 				set(rapid.StringMatching(`[A-Za-z0-9_%-]{1,40}`).Draw(rt, "cursor"))
 			}})
+		case s.Type.Is("array") && param.In == "query":
+			if s.MaxItems != nil {
+				ways = append(ways, breakage{param.Name + " repeated more than its maxItems", func() {
+					r.query.Del(param.Name)
+					for i := range int(*s.MaxItems) + 1 {
+						r.query.Add(param.Name, strconv.Itoa(i+1))
+					}
+				}})
+			}
+			if items := s.Items.Value; items.Type.Is("integer") {
+				ways = append(ways, breakage{param.Name + " with an item that is not an integer", func() { r.query.Add(param.Name, "abc") }})
+				if items.Min != nil {
+					ways = append(ways, breakage{param.Name + " with an item below its minimum", func() {
+						r.query.Add(param.Name, strconv.FormatInt(int64(*items.Min)-1, 10))
+					}})
+				}
+			}
+		}
+		if param.In == "query" && !s.Type.Is("array") {
+			ways = append(ways, breakage{param.Name + " repeated", func() { r.query[param.Name] = []string{"1", "2"} }},
+				breakage{param.Name + " empty", func() { r.query.Set(param.Name, "") }})
 		}
 	}
 	if rb := o.op.RequestBody; rb != nil && r.contentType != "" {
@@ -248,6 +280,9 @@ func genBroken(rt *rapid.T, w world, o docOperation) *genRequest {
 			}
 			if slices.Contains(s.Required, prop) {
 				ways = append(ways, breakage{prop + " missing", func() { delete(obj, prop); reencode() }})
+			}
+			if !ps.Nullable {
+				ways = append(ways, breakage{prop + " null", func() { obj[prop] = nil; reencode() }})
 			}
 			ways = append(ways, breakage{prop + " of the wrong type", func() {
 				if ps.Type.Is("string") {

@@ -127,6 +127,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		StagingURL:    cfg.StagingURL,
 
 		CORSOrigins: cfg.CORSOrigins,
+		PublicURL:   cfg.PublicURL,
 	})
 	app.Hooks().OnShutdown(func() error {
 		stopListening()

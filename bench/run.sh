@@ -15,7 +15,11 @@
 #   BENCH_ROUNDS       rounds of alternating runs              3
 #   BENCH_CONNECTIONS  wrk connections                         32
 #   BENCH_THREADS      wrk threads                             2
-#   BENCH_SCENARIOS    which runs to make                      list deep page-time create orders
+#   BENCH_SCENARIOS    which runs to make                      list deep page-time create orders patch compressed
+#
+# patch renames pets back and forth (PATCH /v1/pets/{id}, a real write each time); compressed
+# reads a page of 100 pets plain, in gzip and in br: its rows show the bytes each answer took on
+# the wire (headers included) and the throughput.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +32,7 @@ DURATION=${BENCH_DURATION:-4}
 ROUNDS=${BENCH_ROUNDS:-3}
 CONNS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
-SCENARIOS=" ${BENCH_SCENARIOS:-list deep page-time create orders} "
+SCENARIOS=" ${BENCH_SCENARIOS:-list deep page-time create orders patch compressed} "
 
 SERVICE=http://127.0.0.1:18080
 SERVICE_REDIS=http://127.0.0.1:18081
@@ -71,8 +75,8 @@ export DATABASE_URL="$PG/$DB?sslmode=disable"
 sql() { psql -q "$DATABASE_URL" -v ON_ERROR_STOP=1 -Atc "$1"; }
 
 "$work/petstore" migrate 2>>"$work/migrate.log"
-# The pets the previous run's POSTs added go, so that every run measures the same table.
-removed=$(sql "with d as (delete from pets where name = '$BENCH_PET' returning 1) select count(*) from d")
+# The pets the previous run's POSTs (and its PATCH target) added go, so that every run measures the same table.
+removed=$(sql "with d as (delete from pets where name like '$BENCH_PET%' returning 1) select count(*) from d")
 [ "$removed" = 0 ] || sql 'vacuum analyze pets'
 count=$(sql 'select count(*) from pets')
 if [ "$count" -lt "$PETS" ]; then
@@ -140,14 +144,16 @@ fi
 
 # run ROUND SCENARIO SERVER URL [BODY]: one wrk run; appends its result line to $work/results,
 # with the CPU time the server process spent per request (user + system), which other load on the
-# machine disturbs far less than throughput.
+# machine disturbs far less than throughput. WRK_METHOD, WRK_CONTENT_TYPE and WRK_BODY2 go to
+# wrk.lua; WRK_ACCEPT, when set, is sent as Accept-Encoding.
 declare -A pid_of
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 run() {
-  local round=$1 scenario=$2 server=$3 url=$4 body=${5-} out c0 c1 conns=${WRK_CONNS:-$CONNS}
+  local round=$1 scenario=$2 server=$3 url=$4 body=${5-} out c0 c1 conns=${WRK_CONNS:-$CONNS} accept=()
+  [ -z "${WRK_ACCEPT-}" ] || accept=(-H "Accept-Encoding: $WRK_ACCEPT")
   c0=$(cpu_ticks "${pid_of[$server]}")
   out=$(WRK_BODY=$body wrk -t"$((conns < THREADS ? conns : THREADS))" -c"$conns" -d"${DURATION}s" --latency "${auth[@]}" \
-    -s bench/wrk.lua "$url") || die "wrk failed on $url"
+    "${accept[@]}" -s bench/wrk.lua "$url") || die "wrk failed on $url"
   c1=$(cpu_ticks "${pid_of[$server]}")
   out=$(grep '^RESULT ' <<<"$out") || die "no result from wrk on $url"
   echo "$round $scenario $server ${out#RESULT } $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" \
@@ -162,6 +168,15 @@ run() {
 for base in "$SERVICE" "$CEILING" ${redis_pid:+"$SERVICE_REDIS"}; do
   status=$(curl -s -o "$work/check.json" -w '%{http_code}' "${auth[@]}" "$base$LIST")
   [ "$status" = 200 ] || die "GET $base$LIST answers $status: $(head -c 300 "$work/check.json")"
+done
+# The pets the patch scenario renames back and forth, one per connection, so that it measures
+# changes rather than the wait for one row's lock.
+patch_paths=
+for _ in $(seq "$CONNS"); do
+  id=$(curl -s "${auth[@]}" -H 'Content-Type: application/json' -d "{\"name\":\"$BENCH_PET\",\"categoryId\":1}" \
+    "$SERVICE/v1/pets" | sed -n 's/^{"id":\([0-9]*\).*/\1/p')
+  [ -n "$id" ] || die "could not create the pets the patch scenario changes"
+  patch_paths+=" /v1/pets/$id"
 done
 pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [service+redis]=$redis_pid)
 say "bench: warming up"
@@ -192,6 +207,13 @@ for round in $(seq "$ROUNDS"); do
       WRK_CONNS=1 run "$round" first-page-1-conn service "$SERVICE$LIST"
       WRK_CONNS=1 run "$round" deep-page-1-conn service "$SERVICE$DEEP" ;;
     orders) run "$round" orders service "$SERVICE/v1/store/orders?limit=20" ;;
+    patch)
+      WRK_METHOD=PATCH WRK_CONTENT_TYPE=application/merge-patch+json WRK_BODY2="{\"name\":\"$BENCH_PET (renamed)\"}" \
+        WRK_PATHS=$patch_paths run "$round" patch service "$SERVICE${patch_paths%% *}" "{\"name\":\"$BENCH_PET\"}" ;;
+    compressed)
+      for enc in identity gzip br; do
+        WRK_ACCEPT=$enc run "$round" "list-100-$enc" service "$SERVICE/v1/pets?limit=100"
+      done ;;
     *) die "unknown scenario $scenario in BENCH_SCENARIOS" ;;
     esac
   done
@@ -220,12 +242,12 @@ awk -v rounds="$ROUNDS" '
   {
     round = $1; key = $2 "/" $3
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    add(key " rps", $4); add(key " p50", $5); add(key " p99", $6); add(key " err", $8 + $9); add(key " cpu", $10)
+    add(key " rps", $4); add(key " p50", $5); add(key " p99", $6); add(key " err", $8 + $9); add(key " bytes", $10); add(key " cpu", $11)
     rps[round, key] = $4; p50[round, key] = $5; p99[round, key] = $6
   }
   END {
-    print "| scenario | server | req/s | p50 | p99 | req/s vs ceiling | p99 vs ceiling | server CPU per request | errors |"
-    print "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    print "| scenario | server | req/s | p50 | p99 | req/s vs ceiling | p99 vs ceiling | server CPU per request | bytes per answer | errors |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for (i = 1; i <= n; i++) {
       key = order[i]; split(key, parts, "/"); scenario = parts[1]; server = parts[2]
       ceil = scenario "/ceiling"; rr = ""; pr = ""
@@ -233,10 +255,10 @@ awk -v rounds="$ROUNDS" '
         rr = rr " " rps[r, key] / rps[r, ceil]; pr = pr " " p99[r, key] / p99[r, ceil]
       }
       errs = 0; split(vals[key " err"], e, " "); for (j in e) errs += e[j]
-      printf "| %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %.0f µs | %d |\n", scenario, server,
+      printf "| %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %.0f µs | %.0f | %d |\n", scenario, server,
         median(vals[key " rps"]), median(vals[key " p50"]) / 1000, median(vals[key " p99"]) / 1000,
         rr == "" ? "" : sprintf("%.2f", median(rr)), pr == "" ? "" : sprintf("%.2f", median(pr)),
-        median(vals[key " cpu"]), errs
+        median(vals[key " cpu"]), median(vals[key " bytes"]), errs
       if (server != "ceiling" && rr != "") { ratio[key] = median(rr); p99ratio[key] = median(pr) }
     }
     # A deep page against the first page, both filtered the same way, on one connection.

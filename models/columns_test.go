@@ -15,7 +15,7 @@ func TestListsReadEveryColumnOfTheirModel(t *testing.T) {
 	for _, tc := range []struct {
 		model   any
 		columns string
-	}{{&Pet{}, petColumns}, {&Order{}, orderColumns}} {
+	}{{&Pet{}, pets.columns}, {&Order{}, orders.columns}} {
 		s, err := schema.Parse(tc.model, &sync.Map{}, schema.NamingStrategy{})
 		if err != nil {
 			t.Fatal(err)

@@ -62,3 +62,24 @@ func Ping(ctx context.Context, db *gorm.DB) error {
 	}
 	return storeError(sqlDB.PingContext(ctx), "")
 }
+
+// Then is work a caller adds to a store method's transaction, after its change is written: it
+// commits or rolls back with the change (an idempotent request's kept response, for one). It gets
+// the transaction and what was written. A nil Then adds nothing.
+type Then[T any] func(tx *gorm.DB, written *T) error
+
+func (t Then[T]) run(tx *gorm.DB, v *T) error {
+	if t == nil {
+		return nil
+	}
+	return t(tx, v)
+}
+
+// transaction runs fn in a transaction when there is work to add to it; a change that is a
+// single statement needs none otherwise.
+func (t Then[T]) transaction(db *gorm.DB, fn func(tx *gorm.DB) error) error {
+	if t == nil {
+		return fn(db)
+	}
+	return db.Transaction(fn)
+}

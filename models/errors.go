@@ -15,6 +15,7 @@ const (
 	EValidation    = "validation_failed"
 	ENotFound      = "not_found"
 	EConflict      = "conflict"
+	EPrecondition  = "precondition_failed"
 	EUnavailable   = "unavailable"
 	EInternal      = "internal_error"
 	EIdemReused    = "idempotency_key_reused"

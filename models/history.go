@@ -3,8 +3,6 @@ package models
 import (
 	"context"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // StatusChange records one event of the lifecycle: who or what did it, when, and the statuses
@@ -25,44 +23,6 @@ type StatusChange struct {
 	// Actor is who or what acted: "staff:<username>", "api-key:<id>", "seed", ...
 	Actor     string `gorm:"size:200;not null"`
 	CreatedAt time.Time
-}
-
-// SetStatus sets a pet's status by hand, as staff do, in one transaction that locks the pet.
-// Setting the status the pet already has changes and records nothing. A pet held by an order
-// (live, or delivered) is refused with a conflict (see setByHand).
-func (s *PetStore) SetStatus(ctx context.Context, id int64, to PetStatus, actor string) (*Pet, error) {
-	if _, err := ParsePetStatus("status", string(to)); err != nil {
-		return nil, err
-	}
-	var pet *Pet
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		p, err := lockPet(tx, id)
-		if err != nil {
-			return err
-		}
-		pet = p
-		if p.Status == to {
-			return nil
-		}
-		var holders []Order
-		err = tx.Where("pet_id = ? AND status IN ?", id, ordersThatHoldAPet).Order("id DESC").Limit(1).Find(&holders).Error
-		if err != nil {
-			return err
-		}
-		var holder *Order
-		if len(holders) > 0 {
-			holder = &holders[0]
-		}
-		change, err := setByHand(p, to, holder, actor, tx.NowFunc())
-		if err != nil {
-			return err
-		}
-		return record(tx, p, &change)
-	})
-	if err != nil {
-		return nil, storeError(err, "")
-	}
-	return pet, nil
 }
 
 // History returns every recorded status change of a pet, oldest first. A pet that never

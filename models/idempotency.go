@@ -92,7 +92,25 @@ func (s *IdempotencyStore) Begin(ctx context.Context, apiKeyID int64, key, finge
 	return nil, Errorf(EConflict, "Idempotency-Key is being claimed by concurrent requests; retry shortly")
 }
 
-// Finish stores the response of the request that owns rec, to be replayed from now on.
+// Keep stores the response of the request that owns rec inside tx, the transaction of the change
+// the request made: the change and its response commit together, so a crash cannot leave a
+// change whose retry would make it again. If rec is no longer this request's (a retry took the
+// key over after the lease), it is a conflict, and the change rolls back with it.
+func (s *IdempotencyStore) Keep(tx *gorm.DB, rec *IdempotencyRecord, status int, body []byte, location string) error {
+	res := tx.Model(&IdempotencyRecord{}).Where("id = ? AND status = 0", rec.ID).
+		Updates(map[string]any{"status": status, "body": body, "location": location})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected != 1 {
+		return &Error{Code: EConflict, Field: "Idempotency-Key",
+			Message: "a request with this Idempotency-Key is still in progress; retry shortly"}
+	}
+	return nil
+}
+
+// Finish stores the response of a request that owns rec and changed nothing (a refusal that is
+// replayed, such as an order for a pet that is not available), to be replayed from now on.
 func (s *IdempotencyStore) Finish(ctx context.Context, rec *IdempotencyRecord, status int, body []byte, location string) error {
 	err := s.db.WithContext(ctx).Model(&IdempotencyRecord{}).Where("id = ? AND status = 0", rec.ID).
 		Updates(map[string]any{"status": status, "body": body, "location": location}).Error

@@ -39,13 +39,16 @@ func ParseOrderStatus(field, s string) (OrderStatus, error) {
 type Action string
 
 // The actions. Place comes from API clients; approve, deliver and cancel are staff actions;
-// set_status is staff setting a pet's status by hand.
+// set_status is a status set by hand (by staff, or by a client's PATCH). Delete and restore
+// take a pet out of the catalogue and put it back; its status stays.
 const (
 	ActionPlace     Action = "place"
 	ActionApprove   Action = "approve"
 	ActionDeliver   Action = "deliver"
 	ActionCancel    Action = "cancel"
 	ActionSetStatus Action = "set_status"
+	ActionDelete    Action = "delete"
+	ActionRestore   Action = "restore"
 )
 
 // ParseAction checks an action named by a user (an admin form, for instance).
@@ -139,13 +142,13 @@ func apply(a Action, o *Order, p *Pet, actor string, at time.Time) (StatusChange
 // order keeps it pending, a delivered one keeps it sold.
 var ordersThatHoldAPet = []OrderStatus{OrderPlaced, OrderApproved, OrderDelivered}
 
-// setByHand changes a pet's status outside any order, as staff do in the admin pages. holder
-// is the pet's order in one of ordersThatHoldAPet, if any. While a live order holds the pet,
-// the order's own actions (approve, deliver, cancel) are the way to move it; a pet sold through
-// an order stays sold (returns are not part of the lifecycle). Both are refused with a conflict,
-// so an order and its pet never disagree, even when staff act on a page that went stale. Any
-// other pet may be set to any status: one sold at the counter, one reserved by phone (pending
-// without an order), a counter sale undone.
+// setByHand changes a pet's status outside any order, as staff do in the admin pages and clients
+// with PATCH. holder is the pet's order in one of ordersThatHoldAPet, if any. While a live order
+// holds the pet, the order's own actions (approve, deliver, cancel) are the way to move it; a pet
+// sold through an order stays sold (returns are not part of the lifecycle). Both are refused
+// with a conflict, so an order and its pet never disagree, even when staff act on a page that
+// went stale. Any other pet may be set to any status: one sold at the counter, one reserved by
+// phone (pending without an order), a counter sale undone.
 func setByHand(p *Pet, to PetStatus, holder *Order, actor string, at time.Time) (StatusChange, error) {
 	if holder != nil {
 		why := "; approve, deliver or cancel that order instead of setting the status by hand"

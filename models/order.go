@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
 	"time"
@@ -94,8 +95,15 @@ type OrderFilter struct {
 	PetID  int64
 }
 
-// orderColumns are the columns List reads, in the order it scans them.
-const orderColumns = "id, pet_id, quantity, ship_date, status, complete, client_id, created_at, updated_at"
+// orders lists the orders table, by id.
+var orders = keyset[Order]{
+	table:   "orders",
+	columns: "id, pet_id, quantity, ship_date, status, complete, client_id, created_at, updated_at",
+	scan: func(rows *sql.Rows, o *Order) error {
+		return rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.ClientID, &o.CreatedAt, &o.UpdatedAt)
+	},
+	id: func(o *Order) int64 { return o.ID },
+}
 
 // OrderStore places orders and moves them, and their pets, through the lifecycle.
 type OrderStore struct{ db *gorm.DB }
@@ -109,9 +117,10 @@ func NewOrderStore(db *gorm.DB) *OrderStore { return &OrderStore{db: db} }
 var forUpdate = clause.Locking{Strength: clause.LockingStrengthUpdate}
 
 // Place validates the order and places it in one transaction: the pet must be available, and
-// becomes pending. A pet that does not exist is not_found; one that is not available, a conflict.
-// The order belongs to by's client (to none when staff place it).
-func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor string) (*Order, error) {
+// becomes pending. A pet that does not exist (or is deleted) is not_found; one that is not
+// available, a conflict. The order belongs to by's client (to none when staff place it). then,
+// when given, runs in the same transaction.
+func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor string, then Then[Order]) (*Order, error) {
 	o, err := n.Validate()
 	if err != nil {
 		return nil, err
@@ -132,7 +141,10 @@ func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor stri
 			return err
 		}
 		change.OrderID = &o.ID
-		return record(tx, p, &change)
+		if err := record(tx, p, &change); err != nil {
+			return err
+		}
+		return then.run(tx, &o)
 	})
 	if err != nil {
 		return nil, transitionError(err, o.PetID)
@@ -189,7 +201,9 @@ func (s *OrderStore) apply(ctx context.Context, id int64, by Owner, a Action, ac
 				return err
 			}
 		}
-		p, err := lockPet(tx, o.PetID)
+		// A deleted pet's orders are never live, and the lifecycle refuses to move them: it
+		// reads the pet as it is, deleted or not.
+		p, err := lockPet(tx.Unscoped(), o.PetID)
 		if err != nil {
 			return err
 		}
@@ -218,46 +232,23 @@ func (s *OrderStore) Get(ctx context.Context, id int64, by Owner) (*Order, error
 	return &o, storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
 }
 
-// List returns up to page.Limit of the orders by sees with an id above page.After, in id order,
-// and whether more follow.
-func (s *OrderStore) List(ctx context.Context, by Owner, f OrderFilter, page Page) ([]Order, bool, error) {
-	// Written out and scanned by hand, as PetStore.List is and for the same reasons: about a
-	// quarter of the CPU of a list request went to GORM's clause building and reflective scan.
-	query := "SELECT " + orderColumns + " FROM orders WHERE id > ?"
-	args := make([]any, 1, 5)
-	args[0] = page.After
+// List returns one page of the orders by sees that match f.
+func (s *OrderStore) List(ctx context.Context, by Owner, f OrderFilter, page Page) (Paged[Order], error) {
+	var where []string
+	var args []any
 	if !by.staff {
-		query += " AND client_id = ?"
+		where = append(where, "client_id = ?")
 		args = append(args, by.clientID)
 	}
 	if f.Status != "" {
-		query += " AND status = ?"
+		where = append(where, "status = ?")
 		args = append(args, f.Status)
 	}
 	if f.PetID != 0 {
-		query += " AND pet_id = ?"
+		where = append(where, "pet_id = ?")
 		args = append(args, f.PetID)
 	}
-	rows, err := s.db.WithContext(ctx).Raw(query+" ORDER BY id LIMIT ?", append(args, page.Limit+1)...).Rows()
-	if err != nil {
-		return nil, false, storeError(err, "")
-	}
-	defer rows.Close()
-	orders := make([]Order, 0, page.Limit+1)
-	for rows.Next() {
-		var o Order
-		if err := rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.ClientID, &o.CreatedAt, &o.UpdatedAt); err != nil {
-			return nil, false, storeError(err, "")
-		}
-		orders = append(orders, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, storeError(err, "")
-	}
-	if len(orders) > page.Limit {
-		return orders[:page.Limit], true, nil
-	}
-	return orders, false, nil
+	return orders.list(ctx, s.db, where, args, page)
 }
 
 // ListForClient returns a client's most recent orders, newest first, at most limit.

@@ -20,7 +20,7 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 		var placed []*models.Order
 		for i := range 3 {
 			name, cat := "Pet", int64(1)
-			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat})
+			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,7 +28,7 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 			if i == 1 {
 				n.ShipDate = &ship
 			}
-			o, err := orders.Place(ctx, n, models.StaffOwner, "test")
+			o, err := orders.Place(ctx, n, models.StaffOwner, "test", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,11 +42,11 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 
 		list := func(f models.OrderFilter, page models.Page) ([]models.Order, bool) {
 			t.Helper()
-			got, more, err := orders.List(ctx, models.StaffOwner, f, page)
+			got, err := orders.List(ctx, models.StaffOwner, f, page)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return got, more
+			return got.Items, got.Next != nil
 		}
 		all, more := list(models.OrderFilter{}, models.Page{Limit: 10})
 		if more || len(all) != 3 {
@@ -68,7 +68,7 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 			t.Errorf("orders of pet %d: %+v, want only order %d", placed[1].PetID, got, placed[1].ID)
 		}
 		first, more := list(models.OrderFilter{}, models.Page{Limit: 2})
-		rest, moreAfter := list(models.OrderFilter{}, models.Page{Limit: 2, After: first[1].ID})
+		rest, moreAfter := list(models.OrderFilter{}, models.Page{Limit: 2, Cursor: &models.Cursor{ID: first[1].ID}})
 		if !more || moreAfter || len(first) != 2 || len(rest) != 1 || rest[0].ID != approved.ID {
 			t.Errorf("pages of 2: %d (more %v) then %d (more %v), want 2 and more, then the last alone", len(first), more, len(rest), moreAfter)
 		}
@@ -93,11 +93,11 @@ func TestOrdersAreSeenOnlyByTheClientThatPlacedThemAndByStaff(t *testing.T) {
 		place := func(by models.Owner) *models.Order {
 			t.Helper()
 			name, cat := "Pet", int64(1)
-			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat})
+			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, by, "test")
+			o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, by, "test", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,12 +109,12 @@ func TestOrdersAreSeenOnlyByTheClientThatPlacedThemAndByStaff(t *testing.T) {
 		}
 		ids := func(by models.Owner) []int64 {
 			t.Helper()
-			list, _, err := orders.List(ctx, by, models.OrderFilter{}, models.Page{Limit: 10})
+			list, err := orders.List(ctx, by, models.OrderFilter{}, models.Page{Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out []int64
-			for _, o := range list {
+			for _, o := range list.Items {
 				out = append(out, o.ID)
 			}
 			return out

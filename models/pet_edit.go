@@ -2,48 +2,164 @@ package models
 
 import (
 	"context"
-	"errors"
+	"strconv"
+	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
-// PetEdit is what staff change about a pet in the admin pages. Its status is not here: status
-// changes go through SetStatus, which records them.
+// PetEdit is what staff change about a pet in the admin pages' edit form: both fields are
+// required there. Its status is not here: the pet's page sets it (SetStatus).
 type PetEdit struct {
 	Name       string
 	CategoryID *int64
 }
 
-// Update changes a pet's name and category with the rules of creation.
-func (s *PetStore) Update(ctx context.Context, id int64, e PetEdit) (*Pet, error) {
-	var errs fieldErrors
-	name, nerr := validName("name", e.Name)
-	errs.add(nerr)
-	switch {
-	case e.CategoryID == nil:
-		errs.add(FieldError("categoryId", "is required"))
-	case *e.CategoryID < 1:
-		errs.add(FieldError("categoryId", "must be a positive integer"))
+// Match is a condition on a pet as it is inside the transaction that would change it (an
+// If-Match header): when it does not hold, nothing changes and the answer is precondition_failed.
+// Nil always holds.
+type Match func(*Pet) bool
+
+func (m Match) check(p *Pet) error {
+	if m == nil || m(p) {
+		return nil
 	}
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	p, err := s.Get(ctx, id)
+	return &Error{Code: EPrecondition, Field: "If-Match",
+		Message: "If-Match: pet " + strconv.FormatInt(p.ID, 10) + " has changed since that ETag was given, or it is not one of its ETags; read it again for the current ETag"}
+}
+
+// Patch changes the fields pp gives, in one transaction that locks the pet (see PetPatch). A
+// field given the value it has changes nothing; a status change is recorded in the pet's history
+// under actor.
+func (s *PetStore) Patch(ctx context.Context, id int64, pp PetPatch, actor string, match Match) (*Pet, error) {
+	return s.patch(ctx, id, pp, false, actor, match)
+}
+
+// Update saves the admin pages' edit form: a name and a category, both required.
+func (s *PetStore) Update(ctx context.Context, id int64, e PetEdit, actor string) (*Pet, error) {
+	return s.patch(ctx, id, PetPatch{Name: &e.Name, CategoryID: e.CategoryID}, true, actor, nil)
+}
+
+// SetStatus sets a pet's status by hand, as staff do. Setting the status the pet already has
+// changes and records nothing. A pet held by an order (live, or delivered) is refused with a
+// conflict (see setByHand).
+func (s *PetStore) SetStatus(ctx context.Context, id int64, to PetStatus, actor string) (*Pet, error) {
+	return s.patch(ctx, id, PetPatch{Status: (*string)(&to)}, false, actor, nil)
+}
+
+func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bool, actor string, match Match) (*Pet, error) {
+	want, err := petFields(pp.Name, pp.CategoryID, pp.Status, required)
 	if err != nil {
 		return nil, err
 	}
-	p.Name, p.CategoryID = name, *e.CategoryID
-	err = s.db.WithContext(ctx).Model(p).Omit("Category").Updates(map[string]any{"name": p.Name, "category_id": p.CategoryID}).Error
-	if errors.Is(err, gorm.ErrForeignKeyViolated) {
-		return nil, FieldError("categoryId", "no category with id %d", p.CategoryID)
+	var pet *Pet
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		p, err := lockPet(tx, id)
+		if err != nil {
+			return err
+		}
+		pet = p
+		if err := match.check(p); err != nil {
+			return err
+		}
+		now := tx.NowFunc()
+		fields := map[string]any{}
+		if pp.Name != nil && want.Name != p.Name {
+			p.Name, fields["name"] = want.Name, want.Name
+		}
+		if pp.CategoryID != nil && want.CategoryID != p.CategoryID {
+			p.CategoryID, fields["category_id"] = want.CategoryID, want.CategoryID
+		}
+		if len(fields) > 0 {
+			p.UpdatedAt, fields["updated_at"] = now, now
+			if err := tx.Model(&Pet{ID: id}).Updates(fields).Error; err != nil {
+				return err
+			}
+		}
+		if pp.Status == nil || want.Status == p.Status {
+			return nil
+		}
+		var holders []Order
+		err = tx.Where("pet_id = ? AND status IN ?", id, ordersThatHoldAPet).Order("id DESC").Limit(1).Find(&holders).Error
+		if err != nil {
+			return err
+		}
+		var holder *Order
+		if len(holders) > 0 {
+			holder = &holders[0]
+		}
+		change, err := setByHand(p, want.Status, holder, actor, now)
+		if err != nil {
+			return err
+		}
+		return record(tx, p, &change)
+	})
+	if err != nil {
+		return nil, categoryError(err, want.CategoryID)
 	}
+	return pet, nil
+}
+
+// Delete takes a pet out of the catalogue, in one transaction that locks it: it leaves every
+// answer of the API, while its orders and history stay and staff can restore it. A pet that a
+// live order holds is refused with a conflict; match as for Patch. The deletion is recorded in
+// the pet's history under actor.
+func (s *PetStore) Delete(ctx context.Context, id int64, actor string, match Match) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		p, err := lockPet(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := match.check(p); err != nil {
+			return err
+		}
+		var live []Order
+		if err := tx.Where("pet_id = ? AND status IN ?", id, LiveOrderStatuses).Limit(1).Find(&live).Error; err != nil {
+			return err
+		}
+		if len(live) > 0 {
+			return &Error{Code: EConflict, Field: "petId", Message: "pet " + strconv.FormatInt(id, 10) + " is held by order " +
+				strconv.FormatInt(live[0].ID, 10) + " (" + string(live[0].Status) + "); cancel or deliver that order before deleting the pet"}
+		}
+		return markDeleted(tx, p, true, ActionDelete, actor, tx.NowFunc())
+	})
+	return storeError(err, "")
+}
+
+// Restore puts a deleted pet back in the catalogue as it was, recorded in its history under
+// actor. Restoring a pet that is not deleted changes nothing.
+func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, error) {
+	var p Pet
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Unscoped().Clauses(forUpdate).Take(&p, id).Error; err != nil {
+			return storeError(err, petNotFound(id))
+		}
+		if !p.DeletedAt.Valid {
+			return nil
+		}
+		return markDeleted(tx, &p, false, ActionRestore, actor, tx.NowFunc())
+	})
 	if err != nil {
 		return nil, storeError(err, "")
 	}
-	return s.Get(ctx, id)
+	return &p, nil
 }
 
-// CountByStatus counts the pets of each status, for the admin dashboard.
+// markDeleted deletes or restores p and records it in p's history.
+func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at time.Time) error {
+	p.DeletedAt = gorm.DeletedAt{Time: at, Valid: deleted}
+	p.UpdatedAt = at
+	err := tx.Unscoped().Model(&Pet{ID: p.ID}).Updates(map[string]any{"deleted_at": p.DeletedAt, "updated_at": at}).Error
+	if err != nil {
+		return err
+	}
+	change := StatusChange{PetID: p.ID, Action: a, PetFrom: p.Status, PetTo: p.Status, Actor: actor, CreatedAt: at}
+	return tx.Omit(clause.Associations).Create(&change).Error
+}
+
+// CountByStatus counts the pets of each status that are not deleted: the inventory, and the
+// admin dashboard's counts.
 func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, error) {
 	var rows []struct {
 		Status PetStatus
@@ -60,7 +176,8 @@ func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, erro
 	return out, nil
 }
 
-// CountByCategory counts the pets of each category, for the admin's category list.
+// CountByCategory counts the pets of each category that are not deleted, for the admin's
+// category list.
 func (s *PetStore) CountByCategory(ctx context.Context) (map[int64]int64, error) {
 	var rows []struct {
 		CategoryID int64
@@ -77,8 +194,8 @@ func (s *PetStore) CountByCategory(ctx context.Context) (map[int64]int64, error)
 	return out, nil
 }
 
-// Names returns the names of the pets with these ids, for tables that show other records'
-// pets (orders); an id without a pet is absent.
+// Names returns the names of the pets with these ids, deleted ones too, for tables that show
+// other records' pets (orders); an id without a pet is absent.
 func (s *PetStore) Names(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(ids))
 	if len(ids) == 0 {
@@ -88,7 +205,7 @@ func (s *PetStore) Names(ctx context.Context, ids []int64) (map[int64]string, er
 		ID   int64
 		Name string
 	}
-	if err := s.db.WithContext(ctx).Model(&Pet{}).Select("id, name").Where("id IN ?", ids).Scan(&rows).Error; err != nil {
+	if err := s.db.WithContext(ctx).Unscoped().Model(&Pet{}).Select("id, name").Where("id IN ?", ids).Scan(&rows).Error; err != nil {
 		return nil, storeError(err, "")
 	}
 	for _, r := range rows {

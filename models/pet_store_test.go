@@ -17,27 +17,30 @@ func TestPetListFiltersAndPages(t *testing.T) {
 		pets := models.NewPetStore(db)
 		ctx := context.Background()
 		names := []string{"Rex", "rexy", "Tom", "100%_Dog", "100 Dogs", `Back\slash`}
+		var ids []int64
 		for i, name := range names {
 			st := string(models.PetStatuses[i%3])
 			cat := int64(1 + i%2)
-			if _, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat, Status: &st}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		list := func(f models.PetFilter, page models.Page) ([]string, bool) {
-			t.Helper()
-			got, more, err := pets.List(ctx, f, page)
+			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat, Status: &st}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := make([]string, len(got))
-			for i, p := range got {
+			ids = append(ids, p.ID)
+		}
+		list := func(f models.PetFilter, page models.Page) ([]string, bool) {
+			t.Helper()
+			got, err := pets.List(ctx, f, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := make([]string, len(got.Items))
+			for i, p := range got.Items {
 				out[i] = p.Name
 				if p.ID == 0 || p.CreatedAt.IsZero() || p.UpdatedAt.IsZero() || p.Status == "" || p.CategoryID == 0 {
 					t.Fatalf("pet %+v: every column must be read", p)
 				}
 			}
-			return out, more
+			return out, got.Next != nil
 		}
 		all := models.Page{Limit: 100}
 		for _, tc := range []struct {
@@ -51,7 +54,8 @@ func TestPetListFiltersAndPages(t *testing.T) {
 			{"name, any case", models.PetFilter{NameContains: "REX"}, []string{"Rex", "rexy"}},
 			{"name with LIKE wildcards taken literally", models.PetFilter{NameContains: "%_"}, []string{"100%_Dog"}},
 			{"name with a backslash", models.PetFilter{NameContains: `k\s`}, []string{`Back\slash`}},
-			{"all filters", models.PetFilter{Status: models.PetPending, CategoryID: 2, NameContains: "rex"}, []string{"rexy"}},
+			{"ids", models.PetFilter{IDs: []int64{ids[0], ids[3], 99999}}, []string{"Rex", "100%_Dog"}},
+			{"all filters", models.PetFilter{Status: models.PetPending, CategoryID: 2, NameContains: "rex", IDs: ids}, []string{"rexy"}},
 		} {
 			if got, more := list(tc.filter, all); more || !slices.Equal(got, tc.want) {
 				t.Errorf("%s: got %q (more %v), want %q", tc.name, got, more, tc.want)
@@ -62,8 +66,8 @@ func TestPetListFiltersAndPages(t *testing.T) {
 		if !more || !slices.Equal(first, names[:4]) {
 			t.Fatalf("first page %q (more %v), want %q and more", first, more, names[:4])
 		}
-		page, _, _ := pets.List(ctx, models.PetFilter{}, models.Page{Limit: 4})
-		rest, more := list(models.PetFilter{}, models.Page{Limit: 4, After: page[3].ID})
+		page, _ := pets.List(ctx, models.PetFilter{}, models.Page{Limit: 4})
+		rest, more := list(models.PetFilter{}, models.Page{Limit: 4, Cursor: page.Next})
 		if more || !slices.Equal(rest, names[4:]) {
 			t.Fatalf("second page %q (more %v), want %q and no more", rest, more, names[4:])
 		}

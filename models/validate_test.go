@@ -21,6 +21,9 @@ func TestNewPetValidate(t *testing.T) {
 		{"everything missing", NewPet{}, Pet{}, []string{"name", "categoryId"}},
 		{"101 code points", NewPet{Name: ptr(strings.Repeat("ß", 101)), CategoryID: ptr[int64](1)}, Pet{}, []string{"name"}},
 		{"newline inside", NewPet{Name: ptr("Re\nx"), CategoryID: ptr[int64](1)}, Pet{}, []string{"name"}},
+		{"right-to-left override", NewPet{Name: ptr("Rex\u202Exe"), CategoryID: ptr[int64](1)}, Pet{}, []string{"name"}},
+		{"zero-width space", NewPet{Name: ptr("Re\u200Bx"), CategoryID: ptr[int64](1)}, Pet{}, []string{"name"}},
+		{"byte-order mark", NewPet{Name: ptr("\uFEFFRex"), CategoryID: ptr[int64](1)}, Pet{}, []string{"name"}},
 		{"negative category", NewPet{Name: ptr("Rex"), CategoryID: ptr[int64](-4)}, Pet{}, []string{"categoryId"}},
 		{"unknown status", NewPet{Name: ptr("Rex"), CategoryID: ptr[int64](1), Status: ptr("AVAILABLE")}, Pet{}, []string{"status"}},
 	}
@@ -50,18 +53,42 @@ func TestNewPetValidate(t *testing.T) {
 }
 
 func TestCursorRoundTripsAndRefusesForgeries(t *testing.T) {
-	for _, id := range []int64{0, 1, 250, 1<<63 - 1} {
-		got, err := DecodeCursor(EncodeCursor(id))
-		if err != nil || got != id {
-			t.Fatalf("DecodeCursor(EncodeCursor(%d)) = %d, %v", id, got, err)
+	name, byID := Sort{Key: "name", Desc: true}, Sort{}
+	for _, c := range []Cursor{{ID: 0}, {ID: 250}, {ID: 1<<63 - 1}, {Sort: Sort{Desc: true}, ID: 9, Before: true},
+		{Sort: name, ID: 3, Value: "Rex: the one with a colon"}, {Sort: name, ID: 3, Value: ""}, {Sort: name, Last: true}} {
+		got, err := DecodeCursor(c.Encode(), c.Sort)
+		if err != nil || *got != c {
+			t.Fatalf("DecodeCursor(%+v.Encode()) = %+v, %v", c, got, err)
 		}
 	}
-	for _, bad := range []string{"", "!!", "MTIz", EncodeCursor(5) + "x", "djE6LTE", "djE6YWJj",
+	// Links handed out by 1.0.0 carried "v1:<id>": they still continue the id-ordered list.
+	if got, err := DecodeCursor("djE6MjUw", byID); err != nil || *got != (Cursor{ID: 250}) {
+		t.Fatalf("the 1.0.0 cursor for id 250 decodes as %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "!!", "MTIz", Cursor{ID: 5}.Encode() + "x", "djE6LTE", "djE6YWJj",
+		base64.RawURLEncoding.EncodeToString([]byte("v2:id:q:5:")), base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:5:x")),
+		base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:-5:")), base64.RawURLEncoding.EncodeToString([]byte("v3:id:a:5:")),
 		// id 5 with leading zeros: it would decode, but no cursor the service hands out is that long
-		base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strings.Repeat("0", 60) + "5"))} {
-		if _, err := DecodeCursor(bad); ErrorCode(err) != EInvalid {
+		base64.RawURLEncoding.EncodeToString([]byte(cursorV1 + strings.Repeat("0", 60) + "5")),
+		base64.RawURLEncoding.EncodeToString([]byte("v2:id:a:" + strings.Repeat("0", 60) + "5:"))} {
+		if _, err := DecodeCursor(bad, byID); ErrorCode(err) != EInvalid {
 			t.Fatalf("DecodeCursor(%q) error %v, want %s", bad, err, EInvalid)
 		}
+	}
+	// A cursor of one order continues no other: refused, naming the parameter.
+	if _, err := DecodeCursor(Cursor{Sort: name, ID: 3, Value: "Rex"}.Encode(), byID); ErrorCode(err) != EInvalid || !strings.Contains(ErrorMessage(err), "cursor") {
+		t.Fatalf("a name-ordered cursor on the id order: %v", err)
+	}
+	if _, err := DecodeCursor("djE6MjUw", name); ErrorCode(err) != EInvalid {
+		t.Fatalf("a 1.0.0 cursor on the name order: %v", err)
+	}
+	// The longest cursors the service makes fit the bounds it sets.
+	if c := (Cursor{Sort: Sort{Desc: true}, ID: 1<<63 - 1, Before: true}).Encode(); len(c) > MaxCursorLength {
+		t.Fatalf("an id-order cursor of %d characters, over MaxCursorLength", len(c))
+	}
+	long := Cursor{Sort: name, ID: 1<<63 - 1, Value: strings.Repeat("🐕", MaxNameLength)}
+	if got, err := DecodeCursor(long.Encode(), name); err != nil || *got != long {
+		t.Fatalf("the longest name-order cursor: %v", err)
 	}
 }
 

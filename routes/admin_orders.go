@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/utils"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
@@ -28,39 +27,37 @@ func historyRows(changes []models.StatusChange) []views.HistoryRow {
 
 // listOrders is the orders table: a status filter and keyset pages, in the query string.
 func (a *admin) listOrders(c *fiber.Ctx) error {
-	l := views.OrdersListProps{Status: utils.CopyString(c.Query("status"))}
-	var f models.OrderFilter
-	var err error
-	if l.Status != "" {
-		if f.Status, err = models.ParseOrderStatus("status", l.Status); err != nil {
-			return invalidParam(err)
-		}
-	}
-	pg := models.Page{Limit: adminPageSize}
-	if cursor := c.Query("cursor"); cursor != "" {
-		if pg.After, err = models.DecodeCursor(cursor); err != nil {
-			return err
-		}
-	}
-	orders, more, err := a.orders.List(c.UserContext(), models.StaffOwner, f, pg)
+	q := adminQuery(c)
+	status, err := q.one("status")
 	if err != nil {
 		return err
 	}
-	ids := make([]int64, len(orders))
-	for i, o := range orders {
+	l := views.OrdersListProps{Status: status}
+	var f models.OrderFilter
+	if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
+		return err
+	}
+	pg := models.Page{Limit: adminPageSize}
+	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+		return err
+	}
+	orders, err := a.orders.List(c.UserContext(), models.StaffOwner, f, pg)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, len(orders.Items))
+	for i, o := range orders.Items {
 		ids[i] = o.PetID
 	}
 	names, err := a.pets.Names(c.UserContext(), ids)
 	if err != nil {
 		return err
 	}
-	l.Rows = make([]views.OrderRow, len(orders))
-	var last int64
-	for i := range orders {
-		l.Rows[i] = orderRow(&orders[i], names[orders[i].PetID])
-		last = orders[i].ID
+	l.Rows = make([]views.OrderRow, len(orders.Items))
+	for i := range orders.Items {
+		l.Rows[i] = orderRow(&orders.Items[i], names[orders.Items[i].PetID])
 	}
-	l.Pager = pager(c, len(orders), more, last)
+	l.Pager = pager(c, pg, orders)
 	return render(c, views.OrdersList(page(c, "Orders", views.SectionOrders), l))
 }
 
@@ -88,7 +85,7 @@ func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.pets.Get(ctx, o.PetID)
+	p, err := a.pets.GetAny(ctx, o.PetID)
 	if err != nil {
 		return err
 	}

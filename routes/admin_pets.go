@@ -1,14 +1,12 @@
 package routes
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/utils"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
@@ -61,79 +59,74 @@ func (a *admin) categoryOptions(c *fiber.Ctx) ([]views.Option, map[int64]string,
 
 func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
 	return views.PetRow{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Category: categories[p.CategoryID],
-		Status: string(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		Status: string(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Deleted: p.DeletedAt.Valid}
 }
 
-// listPets is the pets table: filters by status, category and name, keyset-paginated, all in
-// the query string.
+// listPets is the pets table: filters by status, category and name, the deleted pets instead of
+// the catalogue, keyset-paginated, all in the query string.
 func (a *admin) listPets(c *fiber.Ctx) error {
-	f := views.PetFilter{
-		Status:     utils.CopyString(c.Query("status")),
-		CategoryID: utils.CopyString(c.Query("category")),
-		Q:          strings.TrimSpace(utils.CopyString(c.Query("q"))),
+	q := adminQuery(c)
+	var f views.PetFilter
+	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.CategoryID, "q": &f.Q, "show": &f.Show} {
+		v, err := q.one(name)
+		if err != nil {
+			return err
+		}
+		*dst = v
 	}
+	f.Q = strings.TrimSpace(f.Q)
 	var filter models.PetFilter
 	var err error
-	if f.Status != "" {
-		if filter.Status, err = models.ParsePetStatus("status", f.Status); err != nil {
-			return invalidParam(err)
-		}
+	if filter.Status, err = param(q, "status", models.ParsePetStatus); err != nil {
+		return err
 	}
-	if f.CategoryID != "" {
-		if filter.CategoryID, err = strconv.ParseInt(f.CategoryID, 10, 64); err != nil || filter.CategoryID < 1 {
-			return models.Errorf(models.EInvalid, "category: must be a category id")
-		}
+	if filter.CategoryID, err = param(q, "category", parseID); err != nil {
+		return err
 	}
 	if utf8.RuneCountInString(f.Q) > models.MaxNameLength {
 		return models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
 	}
 	filter.NameContains = f.Q
+	switch f.Show {
+	case "":
+	case views.ShowDeleted:
+		filter.Deleted = true
+	default:
+		return &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
+	}
 	pg := models.Page{Limit: adminPageSize}
-	cursor := c.Query("cursor")
-	if cursor != "" {
-		if pg.After, err = models.DecodeCursor(cursor); err != nil {
-			return err
-		}
+	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+		return err
 	}
 	opts, names, err := a.categoryOptions(c)
 	if err != nil {
 		return err
 	}
-	pets, more, err := a.pets.List(c.UserContext(), filter, pg)
+	pets, err := a.pets.List(c.UserContext(), filter, pg)
 	if err != nil {
 		return err
 	}
-	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets))}
-	for i := range pets {
-		l.Rows[i] = petRow(&pets[i], names)
+	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets.Items))}
+	for i := range pets.Items {
+		l.Rows[i] = petRow(&pets.Items[i], names)
 	}
-	l.Pager = pager(c, len(pets), more, lastID(pets))
+	l.Pager = pager(c, pg, pets)
 	return render(c, views.PetsList(page(c, "Pets", views.SectionPets), l))
 }
 
-func lastID(pets []models.Pet) int64 {
-	if len(pets) == 0 {
-		return 0
+// pager links the pages around a keyset page, in the same query: the first (when this is not
+// it), the previous, the next and the last.
+func pager[T any](c *fiber.Ctx, pg models.Page, list models.Paged[T]) views.Pager {
+	p := views.Pager{Shown: len(list.Items)}
+	if pg.Cursor != nil {
+		p.FirstURL = pageURL(c, "", nil)
 	}
-	return pets[len(pets)-1].ID
-}
-
-// pager links the next page (the same query with a new cursor) and the first one.
-func pager(c *fiber.Ctx, shown int, more bool, last int64) views.Pager {
-	q := url.Values{}
-	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
-		if len(v) > 0 {
-			q.Add(string(k), string(v))
-		}
-	})
-	p := views.Pager{Shown: shown}
-	if q.Has("cursor") {
-		q.Del("cursor")
-		p.FirstURL = c.Path() + "?" + q.Encode()
+	if list.Prev != nil {
+		p.PrevURL = pageURL(c, "", list.Prev)
 	}
-	if more {
-		q.Set("cursor", models.EncodeCursor(last))
-		p.NextURL = c.Path() + "?" + q.Encode()
+	if list.Next != nil {
+		p.NextURL = pageURL(c, "", list.Next)
+		p.LastURL = pageURL(c, "", &models.Cursor{Sort: pg.Sort, Last: true})
 	}
 	return p
 }
@@ -150,7 +143,7 @@ func (a *admin) showPet(c *fiber.Ctx) error {
 // renderPet shows a pet's page; d carries what a refused form typed and why it was refused.
 func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
 	ctx := c.UserContext()
-	p, err := a.pets.Get(ctx, id)
+	p, err := a.pets.GetAny(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -214,7 +207,7 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 		}
 		n.ShipDate = &d
 	}
-	o, err := a.orders.Place(c.UserContext(), n, models.StaffOwner, models.StaffActor(currentStaff(c).Username))
+	o, err := a.orders.Place(c.UserContext(), n, models.StaffOwner, models.StaffActor(currentStaff(c).Username), nil)
 	if err == nil {
 		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(o.ID, 10), "Placed order #"+strconv.FormatInt(o.ID, 10)+".")
 	}
@@ -255,7 +248,7 @@ func (a *admin) createPet(c *fiber.Ctx) error {
 	catID, err := formCategoryID(f.CategoryID)
 	var p *models.Pet
 	if err == nil {
-		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status})
+		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status}, nil)
 	}
 	if err != nil {
 		return a.petFormError(c, f, err, "Add a pet")
@@ -311,10 +304,45 @@ func (a *admin) updatePet(c *fiber.Ctx) error {
 	catID, err := formCategoryID(f.CategoryID)
 	var p *models.Pet
 	if err == nil {
-		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID})
+		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID}, models.StaffActor(currentStaff(c).Username))
 	}
 	if err != nil {
 		return a.petFormError(c, f, err, "Edit pet")
 	}
 	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(p.ID, 10), "Saved "+p.Name+".")
+}
+
+// deletePet takes a pet out of the catalogue with the API's rules; a refusal (an order holds the
+// pet) shows the pet's page again with the reason.
+func (a *admin) deletePet(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	err = a.pets.Delete(c.UserContext(), id, models.StaffActor(currentStaff(c).Username), nil)
+	if models.ErrorCode(err) == models.EConflict {
+		c.Status(fiber.StatusConflict)
+		return a.renderPet(c, id, views.PetDetailProps{DeleteError: "This pet cannot be deleted now: " + models.ErrorMessage(err) + "."})
+	}
+	if err != nil {
+		return err
+	}
+	p, err := a.pets.GetAny(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), "Deleted "+p.Name+". It stays here, and can be restored.")
+}
+
+// restorePet puts a deleted pet back in the catalogue.
+func (a *admin) restorePet(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	p, err := a.pets.Restore(c.UserContext(), id, models.StaffActor(currentStaff(c).Username))
+	if err != nil {
+		return err
+	}
+	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), p.Name+" is back in the catalogue.")
 }

@@ -23,7 +23,10 @@ type Category struct {
 //	@Security		BearerAuth
 //	@x-required-scope	"pets:read"
 //	@x-stability	"beta"
-//	@Success		200	{array}	Category	"All categories"
+//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
+//	@Success		200				{array}		Category	"All categories"
+//	@Success		304				"The list is unchanged since the ETag given in If-None-Match"
+//	@Header			200,304			{string}	ETag		"Weak entity tag of the list, for If-None-Match"
 //	@Router			/categories [get]
 func listCategories(cats *models.CategoryStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -35,6 +38,6 @@ func listCategories(cats *models.CategoryStore) fiber.Handler {
 		for i, cat := range list {
 			out[i] = Category{ID: cat.ID, Name: cat.Name}
 		}
-		return c.JSON(out)
+		return sendJSON(c, fiber.StatusOK, out, true)
 	}
 }

@@ -41,6 +41,7 @@ var statusOfCode = map[string]int{
 	models.ENotFound:      http.StatusNotFound,
 	codeMethodNotAllowed:  http.StatusMethodNotAllowed,
 	models.EConflict:      http.StatusConflict,
+	models.EPrecondition:  http.StatusPreconditionFailed,
 	codeTooLarge:          http.StatusRequestEntityTooLarge,
 	codeMediaType:         http.StatusUnsupportedMediaType,
 	models.EIdemReused:    http.StatusUnprocessableEntity,

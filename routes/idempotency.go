@@ -1,12 +1,9 @@
 package routes
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
+	"gorm.io/gorm"
 )
 
 const (
@@ -28,15 +26,35 @@ const (
 
 var idempotencyKeySyntax = regexp.MustCompile(idempotencyKeyPattern)
 
-// idempotent makes a creating POST safe to retry (DECISIONS.md "Idempotent creation"). With an
-// Idempotency-Key header, the first request under a key runs and its response is stored; a
-// retry with the same body replays it with Idempotent-Replayed: true and runs nothing; the
-// same key with another body answers 422; a retry while the first still runs answers 409.
+// An Idempotency-Key makes a creating POST safe to retry. The first request under a key runs and
+// its response is kept; a retry with the same request replays it with Idempotent-Replayed: true
+// and runs nothing; the same key with another request answers 422; a retry while the first still
+// runs answers 409.
 //
 // Which responses are kept: the outcome of the operation (2xx, and 404 or 409 from the
 // database's state at that moment) is stored and replayed for 24 hours, like Stripe does. A
 // request refused for its own shape (400, 413, 415) did nothing and is not kept, so a client
 // may fix its body and reuse the key; a 5xx is not kept either, so a retry runs again.
+//
+// The work is split in three. The idempotent middleware reads the key and settles it however
+// the request ends. The handler, once it has decoded and defaulted the body, claims the key
+// (claimIdempotency): the request is then known exactly, so a retry that spells out a default is
+// the same request. A success is kept by the store method in the very transaction that makes the
+// change (keepResponse): a crash can never leave a change without its kept response, which a
+// retry would make a second time.
+
+type idemLocal struct{}
+
+// idemClaim is a request's Idempotency-Key and, once claimed, its record.
+type idemClaim struct {
+	records *models.IdempotencyStore
+	key     string
+	rec     *models.IdempotencyRecord
+}
+
+// idempotent reads the Idempotency-Key header and settles the key the handler claims, whatever
+// the outcome, a panic included: a key left in flight would answer 409 to every retry until its
+// lease runs out.
 func idempotent(records *models.IdempotencyStore, log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		raw := c.Get(headerIdempotencyKey)
@@ -47,33 +65,22 @@ func idempotent(records *models.IdempotencyStore, log *slog.Logger) fiber.Handle
 		if err != nil {
 			return err
 		}
-		rec, err := records.Begin(c.UserContext(), callerKeyID(c), key, fingerprint(c.Method(), c.Route().Path, c.Request().Body()))
-		if err != nil {
-			if models.ErrorCode(err) == models.EConflict {
-				c.Set(fiber.HeaderRetryAfter, "1")
-			}
-			return err
-		}
-		if !rec.InFlight() {
-			c.Set(headerReplayed, "true")
-			if rec.Location != "" {
-				c.Location(rec.Location)
-			}
-			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-			return c.Status(rec.Status).Send(rec.Body)
-		}
+		claim := &idemClaim{records: records, key: key}
+		c.Locals(idemLocal{}, claim)
 
-		// Settle the key however the request ends, a panic included: a key left in flight
-		// would answer 409 to every retry until its lease runs out. The request's own deadline
-		// may be what ended it, so settling gets a deadline of its own.
+		// The request's own deadline may be what ended it, so settling gets a deadline of its own.
 		settle := func(status int, body []byte, location string) {
+			if claim.rec == nil {
+				return
+			}
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
 			defer cancel()
 			var err error
 			if keepResponse(status) {
-				err = records.Finish(ctx, rec, status, body, location)
+				// A success was kept with its change already; this keeps a refusal.
+				err = records.Finish(ctx, claim.rec, status, body, location)
 			} else {
-				err = records.Release(ctx, rec)
+				err = records.Release(ctx, claim.rec)
 			}
 			if err != nil {
 				log.Error("idempotency record not saved", "request_id", requestID(c), "path", c.Path(), "error", err.Error())
@@ -92,10 +99,75 @@ func idempotent(records *models.IdempotencyStore, log *slog.Logger) fiber.Handle
 			}
 		}
 		settled = true
-		settle(c.Response().StatusCode(), bytes.Clone(c.Response().Body()),
+		settle(c.Response().StatusCode(), append([]byte(nil), c.Response().Body()...),
 			string(c.Response().Header.Peek(fiber.HeaderLocation)))
 		return nil
 	}
+}
+
+// claimIdempotency claims the request's Idempotency-Key, if it has one, for the request as
+// decoded and defaulted. When the key already holds this request's response, it answers with
+// that (replayed true) and the handler does nothing more.
+func claimIdempotency(c *fiber.Ctx, request any) (replayed bool, err error) {
+	claim, _ := c.Locals(idemLocal{}).(*idemClaim)
+	if claim == nil {
+		return false, nil
+	}
+	fp, err := fingerprint(c.Method(), c.Route().Path, request)
+	if err != nil {
+		return false, err
+	}
+	rec, err := claim.records.Begin(c.UserContext(), callerKeyID(c), claim.key, fp)
+	if err != nil {
+		if models.ErrorCode(err) == models.EConflict {
+			c.Set(fiber.HeaderRetryAfter, "1")
+		}
+		return false, err
+	}
+	if rec.InFlight() {
+		claim.rec = rec
+		return false, nil
+	}
+	c.Set(headerReplayed, "true")
+	if rec.Location != "" {
+		c.Location(rec.Location)
+	}
+	if rec.Status == fiber.StatusCreated {
+		c.Set(fiber.HeaderETag, etagOf(rec.Body))
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return true, c.Status(rec.Status).Send(rec.Body)
+}
+
+// keptResponse is the 201 answer to a creating request: the body and the new resource's URL.
+type keptResponse struct {
+	body     []byte
+	location string
+}
+
+// keepCreated returns the work that keeps the answer to a claimed request in the transaction
+// that creates v, or nil when the request has no claimed key. respond renders the answer the
+// handler sends.
+func keepCreated[T any](c *fiber.Ctx, respond func(*T) (keptResponse, error)) models.Then[T] {
+	claim, _ := c.Locals(idemLocal{}).(*idemClaim)
+	if claim == nil || claim.rec == nil {
+		return nil
+	}
+	return func(tx *gorm.DB, v *T) error {
+		r, err := respond(v)
+		if err != nil {
+			return err
+		}
+		return claim.records.Keep(tx, claim.rec, fiber.StatusCreated, r.body, r.location)
+	}
+}
+
+// sendCreated answers 201 with r, its Location and ETag.
+func sendCreated(c *fiber.Ctx, r keptResponse) error {
+	c.Location(r.location)
+	c.Set(fiber.HeaderETag, etagOf(r.body))
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Status(fiber.StatusCreated).Send(r.body)
 }
 
 func keepResponse(status int) bool {
@@ -123,29 +195,16 @@ func parseIdempotencyKey(raw string) (string, error) {
 }
 
 // fingerprint identifies a request for its key: the method, the route (so a trailing slash or
-// another letter case is the same request), and the body in a canonical form, so a retry that re-encodes the same JSON (other key order or spacing) is
-// still the same request. Numbers keep their literal text: 1 and 1.0 differ, as they do to
-// the handler.
-func fingerprint(method, path string, body []byte) string {
-	h := sha256.New()
-	h.Write([]byte(method + " " + path + "\n"))
-	h.Write(canonicalJSON(body))
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func canonicalJSON(body []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return body
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return body
-	}
-	out, err := json.Marshal(v)
+// another letter case is the same request), and the decoded body with its defaults filled in, so
+// a retry that re-encodes the same JSON (other member order or spacing) or spells out a default
+// is still the same request.
+func fingerprint(method, route string, request any) (string, error) {
+	body, err := EncodeJSON(request)
 	if err != nil {
-		return body
+		return "", err
 	}
-	return out
+	h := sha256.New()
+	h.Write([]byte(method + " " + route + "\n"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

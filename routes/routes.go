@@ -54,6 +54,9 @@ type Deps struct {
 	AdminCategories *models.CategoryStore
 	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
 	CORSOrigins []string
+	// PublicURL is where clients reach the service, without /v1: the absolute URLs of Link and
+	// Location start with it. Empty, they start with the request's own scheme and host.
+	PublicURL string
 }
 
 // Register adds every route of the service to app.
@@ -79,6 +82,11 @@ func Register(app *fiber.App, d Deps) {
 		"replicas": d.ReplicasReady,
 	}))
 
+	// Answers of 1 KiB or more are compressed on /v1 and /docs, never on the admin pages: they
+	// show secrets, which compression beside reflected input can leak (BREACH).
+	compressor, negotiate := compressAnswers()
+	app.Use([]string{"/v1", "/docs"}, compressor, negotiate)
+
 	// The API documentation: Swagger UI, Redoc and the OpenAPI 3 document, all embedded.
 	docs := newDocsSite(d.ProductionURL, d.StagingURL)
 	app.Get("/docs", docs.swaggerUI)
@@ -94,14 +102,18 @@ func Register(app *fiber.App, d Deps) {
 	v1.Use(authenticate(check), limitBody)
 	d.Errors.gate = check
 	idem := idempotent(d.IdemKeys, d.Log)
+	base := publicBase(d.PublicURL)
 	// Each operation first names the scope it needs (need); the document publishes the same as
 	// its x-required-scope, and a test holds the two together.
-	v1.Get("/pets", need(models.ScopePetsRead), listPets(d.Pets))
-	v1.Post("/pets", need(models.ScopePetsWrite), idem, createPet(d.Pets))
+	v1.Get("/pets", need(models.ScopePetsRead), listPets(d.Pets, base))
+	v1.Post("/pets", need(models.ScopePetsWrite), idem, createPet(d.Pets, base))
 	v1.Get("/pets/:petId", need(models.ScopePetsRead), getPet(d.Pets))
+	v1.Patch("/pets/:petId", need(models.ScopePetsWrite), updatePet(d.Pets))
+	v1.Delete("/pets/:petId", need(models.ScopePetsWrite), deletePet(d.Pets))
 	v1.Get("/categories", need(models.ScopePetsRead), listCategories(d.Categories))
-	v1.Get("/store/orders", need(models.ScopeOrdersRead), listOrders(d.Orders))
-	v1.Post("/store/orders", need(models.ScopeOrdersWrite), idem, createOrder(d.Orders))
+	v1.Get("/store/inventory", need(models.ScopePetsRead), getInventory(d.Pets))
+	v1.Get("/store/orders", need(models.ScopeOrdersRead), listOrders(d.Orders, base))
+	v1.Post("/store/orders", need(models.ScopeOrdersWrite), idem, createOrder(d.Orders, base))
 	v1.Get("/store/orders/:orderId", need(models.ScopeOrdersRead), getOrder(d.Orders))
 	v1.Post("/store/orders/:orderId/cancel", need(models.ScopeOrdersWrite), cancelOrder(d.Orders))
 
@@ -126,6 +138,8 @@ func Register(app *fiber.App, d Deps) {
 	adm.Get("/pets/:id/edit", staff, a.editPetForm)
 	adm.Post("/pets/:id/status", staff, a.setPetStatus)
 	adm.Post("/pets/:id/orders", staff, a.placeOrder)
+	adm.Post("/pets/:id/delete", staff, a.deletePet)
+	adm.Post("/pets/:id/restore", staff, a.restorePet)
 	adm.Get("/orders", staff, a.listOrders)
 	adm.Get("/orders/:id", staff, a.showOrder)
 	adm.Post("/orders/:id/approve", staff, a.orderAction(models.ActionApprove))

@@ -84,10 +84,10 @@ func ensureSecurityHeaders(c *fiber.Ctx) {
 func corsPolicy(origins []string) fiber.Handler {
 	return cors.New(cors.Config{
 		AllowOrigins: strings.Join(origins, ","),
-		AllowMethods: "GET,HEAD,POST",
-		AllowHeaders: "Authorization,Content-Type,Idempotency-Key,X-Request-ID",
+		AllowMethods: "GET,HEAD,POST,PATCH,DELETE",
+		AllowHeaders: "Authorization,Content-Type,Idempotency-Key,X-Request-ID,If-Match,If-None-Match",
 		ExposeHeaders: "Link,Location,Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset," +
-			"X-Request-ID,Deprecation,Sunset,Idempotent-Replayed",
+			"X-Request-ID,Deprecation,Sunset,Idempotent-Replayed,ETag",
 		MaxAge: 600,
 	})
 }

@@ -49,10 +49,12 @@ type Crumb struct {
 	URL   string
 }
 
-// Pager is keyset pagination: a link to the next page, and one back to the first.
+// Pager is keyset pagination: links to the pages around this one, each empty where there is none.
 type Pager struct {
 	Shown   int
 	NextURL string
+	PrevURL string
+	LastURL string
 	// FirstURL is set when the page is not the first.
 	FirstURL string
 }

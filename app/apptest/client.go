@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -41,10 +42,14 @@ func (r *Response) ErrorBody(tb testing.TB) (code, message string) {
 	return e.Code, e.Message
 }
 
-// NewRequest makes a request to the server; target is a path such as /v1/pets.
+// NewRequest makes a request to the server; target is a path such as /v1/pets, or an absolute
+// URL the service handed out (a Link or a Location).
 func (s *Server) NewRequest(tb testing.TB, method, target string, body io.Reader) *http.Request {
 	tb.Helper()
-	req, err := http.NewRequest(method, s.URL+target, body)
+	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
+		target = s.URL + target
+	}
+	req, err := http.NewRequest(method, target, body)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -139,6 +139,9 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 				if p.Value.In == openapi3.ParameterInHeader && p.Value.Name == headerIdempotencyKey && p.Value.Schema != nil {
 					p.Value.Schema.Value.Pattern = facts.idempotencyKeyPattern
 				}
+				if err := arrayLimits(p.Value); err != nil {
+					return fmt.Errorf("%s: parameter %s: %w", op.OperationID, p.Value.Name, err)
+				}
 			}
 			limitPages(op)
 			completeResponses(op)
@@ -174,6 +177,38 @@ func describeScopes(doc *openapi3.T) {
 			}
 		}
 	}
+}
+
+// arrayLimits sets the limits of an array parameter, which swag's parameter annotations cannot
+// write, from the extensions they are given in: extensions(x-max-items=100,x-items-minimum=1,
+// x-items-format=int64).
+func arrayLimits(p *openapi3.Parameter) error {
+	for _, name := range []string{"x-max-items", "x-items-minimum", "x-items-format"} {
+		v, ok := p.Extensions[name]
+		if !ok {
+			continue
+		}
+		delete(p.Extensions, name)
+		s := p.Schema
+		if s == nil || s.Value == nil || !s.Value.Type.Is("array") || s.Value.Items == nil || s.Value.Items.Value == nil {
+			return fmt.Errorf("%s on a parameter that is not an array", name)
+		}
+		text := fmt.Sprint(v)
+		if name == "x-items-format" {
+			s.Value.Items.Value.Format = text
+			continue
+		}
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want a whole number", name, text)
+		}
+		if name == "x-max-items" {
+			s.Value.MaxItems = &n
+		} else {
+			s.Value.Items.Value.Min = openapi3.Ptr(float64(n))
+		}
+	}
+	return nil
 }
 
 const headerIdempotencyKey = "Idempotency-Key"

@@ -127,7 +127,7 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 			}
 		}
 	}
-	if got := slices.Sorted(maps.Keys(get.Responses.Map())); !slices.Equal(got, []string{"200", "400", "401", "403", "404", "429", "500", "503"}) {
+	if got := slices.Sorted(maps.Keys(get.Responses.Map())); !slices.Equal(got, []string{"200", "304", "400", "401", "403", "404", "429", "500", "503"}) {
 		t.Errorf("getPet answers %v", got)
 	}
 	if got := slices.Sorted(maps.Keys(ops["createPet"].Responses.Map())); !slices.Equal(got, []string{"201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"}) {
@@ -281,8 +281,11 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 			delete(prop(doc, "Category", "name"), "maxLength")
 		}, "schema Category.name: a string needs a maxLength"},
 		{"parameter without a maximum length", func(doc map[string]any) {
-			params := op(doc, "/pets", "get")["parameters"].([]any)
-			delete(params[len(params)-1].(map[string]any), "maxLength")
+			for _, p := range op(doc, "/pets", "get")["parameters"].([]any) {
+				if p := p.(map[string]any); p["name"] == "cursor" {
+					delete(p, "maxLength")
+				}
+			}
 		}, "(listPets) parameter cursor: a string needs a maxLength"},
 		{"deprecated without a sunset", func(doc map[string]any) {
 			delete(op(doc, "/pets/{petId}", "get"), "x-sunset")

@@ -31,6 +31,7 @@ const (
 	ErrorCodeMissingApiKey               ErrorCode = "missing_api_key"
 	ErrorCodeNotFound                    ErrorCode = "not_found"
 	ErrorCodePayloadTooLarge             ErrorCode = "payload_too_large"
+	ErrorCodePreconditionFailed          ErrorCode = "precondition_failed"
 	ErrorCodeRateLimitExceeded           ErrorCode = "rate_limit_exceeded"
 	ErrorCodeRequestHeaderFieldsTooLarge ErrorCode = "request_header_fields_too_large"
 	ErrorCodeRequestTimeout              ErrorCode = "request_timeout"
@@ -65,6 +66,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotFound:
 		return true
 	case ErrorCodePayloadTooLarge:
+		return true
+	case ErrorCodePreconditionFailed:
 		return true
 	case ErrorCodeRateLimitExceeded:
 		return true
@@ -254,6 +257,24 @@ type Error struct {
 // Example: validation_failed
 type ErrorCode string
 
+// Inventory defines model for Inventory.
+type Inventory struct {
+	// Available Animals that can be ordered.
+	//
+	// Example: 12
+	Available int64 `json:"available"`
+
+	// Pending Animals reserved by an order (or by hand).
+	//
+	// Example: 3
+	Pending int64 `json:"pending"`
+
+	// Sold Animals sold.
+	//
+	// Example: 40
+	Sold int64 `json:"sold"`
+}
+
 // NewOrder defines model for NewOrder.
 type NewOrder struct {
 	// PetId Identifier of an available animal.
@@ -279,7 +300,7 @@ type NewPet struct {
 	// Example: 1
 	CategoryId int64 `json:"categoryId"`
 
-	// Name The animal's name: white space around it is trimmed; then 1 to 100 characters, no control characters.
+	// Name The animal's name: white space around it is trimmed; then 1 to 100 characters, no control or invisible format characters.
 	//
 	// Example: Rex
 	Name string `json:"name"`
@@ -366,6 +387,24 @@ type Pet struct {
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
 
+// PetPatch defines model for PetPatch.
+type PetPatch struct {
+	// CategoryId Identifier of an existing category (see GET /categories).
+	//
+	// Example: 2
+	CategoryId *int64 `json:"categoryId,omitempty"`
+
+	// Name The new name: white space around it is trimmed; then 1 to 100 characters, no control or invisible format characters.
+	//
+	// Example: Rex
+	Name *string `json:"name,omitempty"`
+
+	// Status The new status, set by hand: refused while an order holds the animal, and after a sale through an order.
+	//
+	// Example: sold
+	Status *PetStatus `json:"status,omitempty"`
+}
+
 // PetStatus defines model for PetStatus.
 type PetStatus string
 
@@ -384,6 +423,18 @@ type Unauthorized = Error
 // Unavailable defines model for Unavailable.
 type Unavailable = Error
 
+// ListCategoriesParams defines parameters for ListCategories.
+type ListCategoriesParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ListCategoriesHeadParams defines parameters for ListCategoriesHead.
+type ListCategoriesHeadParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
 	// Limit Maximum number of animals returned
@@ -392,8 +443,17 @@ type ListPetsParams struct {
 	// Status Return only animals with this status
 	Status *ListPetsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
+	// CategoryId Return only animals of this category
+	CategoryId *int64 `form:"categoryId,omitempty" json:"categoryId,omitempty"`
+
+	// Id Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)
+	Id *[]int64 `form:"id,omitempty" json:"id,omitempty"`
+
 	// Cursor Opaque token that continues the list: take it from the Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch An ETag of an earlier answer: 304 when the page is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // ListPetsParamsStatus defines parameters for ListPets.
@@ -407,8 +467,17 @@ type ListPetsHeadParams struct {
 	// Status Return only animals with this status
 	Status *ListPetsHeadParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
+	// CategoryId Return only animals of this category
+	CategoryId *int64 `form:"categoryId,omitempty" json:"categoryId,omitempty"`
+
+	// Id Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)
+	Id *[]int64 `form:"id,omitempty" json:"id,omitempty"`
+
 	// Cursor Opaque token that continues the list: take it from the Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch An ETag of an earlier answer: 304 when the page is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // ListPetsHeadParamsStatus defines parameters for ListPetsHead.
@@ -418,6 +487,30 @@ type ListPetsHeadParamsStatus string
 type CreatePetParams struct {
 	// IdempotencyKey Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key).
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeletePetParams defines parameters for DeletePet.
+type DeletePetParams struct {
+	// IfMatch ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412
+	IfMatch *string `json:"If-Match,omitempty"`
+}
+
+// GetPetParams defines parameters for GetPet.
+type GetPetParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the animal is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetPetHeadParams defines parameters for GetPetHead.
+type GetPetHeadParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the animal is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// UpdatePetParams defines parameters for UpdatePet.
+type UpdatePetParams struct {
+	// IfMatch ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412
+	IfMatch *string `json:"If-Match,omitempty"`
 }
 
 // ListOrdersParams defines parameters for ListOrders.
@@ -430,6 +523,9 @@ type ListOrdersParams struct {
 
 	// Cursor Opaque token from the previous page's Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch An ETag of an earlier answer: 304 when the page is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // ListOrdersParamsStatus defines parameters for ListOrders.
@@ -445,6 +541,9 @@ type ListOrdersHeadParams struct {
 
 	// Cursor Opaque token from the previous page's Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch An ETag of an earlier answer: 304 when the page is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // ListOrdersHeadParamsStatus defines parameters for ListOrdersHead.
@@ -456,8 +555,26 @@ type CreateOrderParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetOrderParams defines parameters for GetOrder.
+type GetOrderParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the order is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetOrderHeadParams defines parameters for GetOrderHead.
+type GetOrderHeadParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the order is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
 type CreatePetJSONRequestBody = NewPet
+
+// UpdatePetJSONRequestBody defines body for UpdatePet for application/json ContentType.
+type UpdatePetJSONRequestBody = PetPatch
+
+// UpdatePetApplicationMergePatchPlusJSONRequestBody defines body for UpdatePet for application/merge-patch+json ContentType.
+type UpdatePetApplicationMergePatchPlusJSONRequestBody = PetPatch
 
 // CreateOrderJSONRequestBody defines body for CreateOrder for application/json ContentType.
 type CreateOrderJSONRequestBody = NewOrder
@@ -543,7 +660,7 @@ type ClientInterface interface {
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /categories (the `ListCategories` operationId).
-	ListCategories(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListCategories(ctx context.Context, params *ListCategoriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCategoriesHead List categories, headers only
 	//
@@ -552,11 +669,11 @@ type ClientInterface interface {
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
-	ListCategoriesHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListCategoriesHead(ctx context.Context, params *ListCategoriesHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPets List animals
 	//
-	// Returns up to `limit` animals in ascending `id` order, optionally only those with one status. The body is a plain array; while more animals follow, the `Link` header carries the URL of the next page (`rel="next"`); it is absent on the last page.
+	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -574,7 +691,7 @@ type ClientInterface interface {
 
 	// CreatePetWithBody Add an animal
 	//
-	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -585,7 +702,7 @@ type ClientInterface interface {
 
 	// CreatePet Add an animal
 	//
-	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -594,16 +711,25 @@ type ClientInterface interface {
 	// Corresponds with POST /pets (the `CreatePet` operationId).
 	CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeletePet Delete an animal
+	//
+	// Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
+	DeletePet(ctx context.Context, petId int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPet Get an animal (deprecated)
 	//
-	// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets` (with the `status` filter) instead. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+	// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /pets/{petId} (the `GetPet` operationId).
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-	GetPet(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPet(ctx context.Context, petId int64, params *GetPetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPetHead Get an animal (deprecated), headers only
 	//
@@ -614,11 +740,62 @@ type ClientInterface interface {
 	// Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-	GetPetHead(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPetHead(ctx context.Context, petId int64, params *GetPetHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePetWithBody Change an animal
+	//
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+	UpdatePetWithBody(ctx context.Context, petId int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePet Change an animal
+	//
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+	UpdatePet(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePetWithApplicationMergePatchPlusJSONBody Change an animal
+	//
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+	UpdatePetWithApplicationMergePatchPlusJSONBody(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetInventory Count animals by status
+	//
+	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Corresponds with GET /store/inventory (the `GetInventory` operationId).
+	GetInventory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetInventoryHead Count animals by status, headers only
+	//
+	// Answers as `getInventory` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
+	GetInventoryHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListOrders List store orders
 	//
-	// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
+	// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
 	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -636,7 +813,7 @@ type ClientInterface interface {
 
 	// CreateOrderWithBody Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -647,7 +824,7 @@ type ClientInterface interface {
 
 	// CreateOrder Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -663,7 +840,7 @@ type ClientInterface interface {
 	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
-	GetOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetOrder(ctx context.Context, orderId int64, params *GetOrderParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOrderHead Get a store order, headers only
 	//
@@ -672,7 +849,7 @@ type ClientInterface interface {
 	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
-	GetOrderHead(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetOrderHead(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelOrder Cancel a store order
 	//
@@ -691,8 +868,8 @@ type ClientInterface interface {
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /categories (the `ListCategories` operationId).
-func (c *Client) ListCategories(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListCategoriesRequest(c.Server)
+func (c *Client) ListCategories(ctx context.Context, params *ListCategoriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCategoriesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -710,8 +887,8 @@ func (c *Client) ListCategories(ctx context.Context, reqEditors ...RequestEditor
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
-func (c *Client) ListCategoriesHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListCategoriesHeadRequest(c.Server)
+func (c *Client) ListCategoriesHead(ctx context.Context, params *ListCategoriesHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCategoriesHeadRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -724,7 +901,7 @@ func (c *Client) ListCategoriesHead(ctx context.Context, reqEditors ...RequestEd
 
 // ListPets List animals
 //
-// Returns up to `limit` animals in ascending `id` order, optionally only those with one status. The body is a plain array; while more animals follow, the `Link` header carries the URL of the next page (`rel="next"`); it is absent on the last page.
+// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -762,7 +939,7 @@ func (c *Client) ListPetsHead(ctx context.Context, params *ListPetsHeadParams, r
 
 // CreatePetWithBody Add an animal
 //
-// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -783,7 +960,7 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 
 // CreatePet Add an animal
 //
-// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -802,16 +979,35 @@ func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body Cr
 	return c.Client.Do(req)
 }
 
+// DeletePet Delete an animal
+//
+// Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
+func (c *Client) DeletePet(ctx context.Context, petId int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePetRequest(c.Server, petId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPet Get an animal (deprecated)
 //
-// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets` (with the `status` filter) instead. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /pets/{petId} (the `GetPet` operationId).
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-func (c *Client) GetPet(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetPetRequest(c.Server, petId)
+func (c *Client) GetPet(ctx context.Context, petId int64, params *GetPetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPetRequest(c.Server, petId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -830,8 +1026,109 @@ func (c *Client) GetPet(ctx context.Context, petId int64, reqEditors ...RequestE
 //
 // Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-func (c *Client) GetPetHead(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetPetHeadRequest(c.Server, petId)
+func (c *Client) GetPetHead(ctx context.Context, petId int64, params *GetPetHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPetHeadRequest(c.Server, petId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePetWithBody Change an animal
+//
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+func (c *Client) UpdatePetWithBody(ctx context.Context, petId int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePetRequestWithBody(c.Server, petId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePet Change an animal
+//
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+func (c *Client) UpdatePet(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePetRequest(c.Server, petId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePetWithApplicationMergePatchPlusJSONBody Change an animal
+//
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+func (c *Client) UpdatePetWithApplicationMergePatchPlusJSONBody(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePetRequestWithApplicationMergePatchPlusJSONBody(c.Server, petId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetInventory Count animals by status
+//
+// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Corresponds with GET /store/inventory (the `GetInventory` operationId).
+func (c *Client) GetInventory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetInventoryRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetInventoryHead Count animals by status, headers only
+//
+// Answers as `getInventory` does, with the same status and headers, but without a body.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
+func (c *Client) GetInventoryHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetInventoryHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -844,7 +1141,7 @@ func (c *Client) GetPetHead(ctx context.Context, petId int64, reqEditors ...Requ
 
 // ListOrders List store orders
 //
-// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
+// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //
 // Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -882,7 +1179,7 @@ func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParam
 
 // CreateOrderWithBody Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -903,7 +1200,7 @@ func (c *Client) CreateOrderWithBody(ctx context.Context, params *CreateOrderPar
 
 // CreateOrder Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -929,8 +1226,8 @@ func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, bod
 // Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
-func (c *Client) GetOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetOrderRequest(c.Server, orderId)
+func (c *Client) GetOrder(ctx context.Context, orderId int64, params *GetOrderParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrderRequest(c.Server, orderId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -948,8 +1245,8 @@ func (c *Client) GetOrder(ctx context.Context, orderId int64, reqEditors ...Requ
 // Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
-func (c *Client) GetOrderHead(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetOrderHeadRequest(c.Server, orderId)
+func (c *Client) GetOrderHead(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrderHeadRequest(c.Server, orderId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -980,7 +1277,7 @@ func (c *Client) CancelOrder(ctx context.Context, orderId int64, reqEditors ...R
 }
 
 // NewListCategoriesRequest constructs an http.Request for the ListCategories method
-func NewListCategoriesRequest(server string) (*http.Request, error) {
+func NewListCategoriesRequest(server string, params *ListCategoriesParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1003,11 +1300,26 @@ func NewListCategoriesRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListCategoriesHeadRequest constructs an http.Request for the ListCategoriesHead method
-func NewListCategoriesHeadRequest(server string) (*http.Request, error) {
+func NewListCategoriesHeadRequest(server string, params *ListCategoriesHeadParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1028,6 +1340,21 @@ func NewListCategoriesHeadRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1085,6 +1412,30 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 
 		}
 
+		if params.CategoryId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "categoryId", *params.CategoryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Id != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "id", *params.Id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -1106,6 +1457,21 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1163,6 +1529,30 @@ func NewListPetsHeadRequest(server string, params *ListPetsHeadParams) (*http.Re
 
 		}
 
+		if params.CategoryId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "categoryId", *params.CategoryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Id != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "id", *params.Id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -1184,6 +1574,21 @@ func NewListPetsHeadRequest(server string, params *ListPetsHeadParams) (*http.Re
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1244,8 +1649,57 @@ func NewCreatePetRequestWithBody(server string, params *CreatePetParams, content
 	return req, nil
 }
 
+// NewDeletePetRequest constructs an http.Request for the DeletePet method
+func NewDeletePetRequest(server string, petId int64, params *DeletePetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "petId", petId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetPetRequest constructs an http.Request for the GetPet method
-func NewGetPetRequest(server string, petId int64) (*http.Request, error) {
+func NewGetPetRequest(server string, petId int64, params *GetPetParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1275,11 +1729,26 @@ func NewGetPetRequest(server string, petId int64) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetPetHeadRequest constructs an http.Request for the GetPetHead method
-func NewGetPetHeadRequest(server string, petId int64) (*http.Request, error) {
+func NewGetPetHeadRequest(server string, petId int64, params *GetPetHeadParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1295,6 +1764,148 @@ func NewGetPetHeadRequest(server string, petId int64) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/pets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewUpdatePetRequest calls the generic UpdatePet builder with application/json body
+func NewUpdatePetRequest(server string, petId int64, params *UpdatePetParams, body UpdatePetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdatePetRequestWithBody(server, petId, params, "application/json", bodyReader)
+}
+
+// NewUpdatePetRequestWithApplicationMergePatchPlusJSONBody calls the generic UpdatePet builder with application/merge-patch+json body
+func NewUpdatePetRequestWithApplicationMergePatchPlusJSONBody(server string, petId int64, params *UpdatePetParams, body UpdatePetApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdatePetRequestWithBody(server, petId, params, "application/merge-patch+json", bodyReader)
+}
+
+// NewUpdatePetRequestWithBody constructs an http.Request for the UpdatePet method, with any body, and a specified content type
+func NewUpdatePetRequestWithBody(server string, petId int64, params *UpdatePetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "petId", petId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetInventoryRequest constructs an http.Request for the GetInventory method
+func NewGetInventoryRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/store/inventory")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetInventoryHeadRequest constructs an http.Request for the GetInventoryHead method
+func NewGetInventoryHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/store/inventory")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1387,6 +1998,21 @@ func NewListOrdersRequest(server string, params *ListOrdersParams) (*http.Reques
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -1465,6 +2091,21 @@ func NewListOrdersHeadRequest(server string, params *ListOrdersHeadParams) (*htt
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -1524,7 +2165,7 @@ func NewCreateOrderRequestWithBody(server string, params *CreateOrderParams, con
 }
 
 // NewGetOrderRequest constructs an http.Request for the GetOrder method
-func NewGetOrderRequest(server string, orderId int64) (*http.Request, error) {
+func NewGetOrderRequest(server string, orderId int64, params *GetOrderParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1554,11 +2195,26 @@ func NewGetOrderRequest(server string, orderId int64) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetOrderHeadRequest constructs an http.Request for the GetOrderHead method
-func NewGetOrderHeadRequest(server string, orderId int64) (*http.Request, error) {
+func NewGetOrderHeadRequest(server string, orderId int64, params *GetOrderHeadParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1586,6 +2242,21 @@ func NewGetOrderHeadRequest(server string, orderId int64) (*http.Request, error)
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1678,7 +2349,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /categories (the `ListCategories` operationId).
-	ListCategoriesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCategoriesResponse, error)
+	ListCategoriesWithResponse(ctx context.Context, params *ListCategoriesParams, reqEditors ...RequestEditorFn) (*ListCategoriesResponse, error)
 
 	// ListCategoriesHeadWithResponse List categories, headers only
 	//
@@ -1689,11 +2360,11 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
-	ListCategoriesHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCategoriesHeadResponse, error)
+	ListCategoriesHeadWithResponse(ctx context.Context, params *ListCategoriesHeadParams, reqEditors ...RequestEditorFn) (*ListCategoriesHeadResponse, error)
 
 	// ListPetsWithResponse List animals
 	//
-	// Returns up to `limit` animals in ascending `id` order, optionally only those with one status. The body is a plain array; while more animals follow, the `Link` header carries the URL of the next page (`rel="next"`); it is absent on the last page.
+	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1715,7 +2386,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreatePetWithBodyWithResponse Add an animal
 	//
-	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1726,7 +2397,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreatePetWithResponse Add an animal
 	//
-	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1735,9 +2406,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /pets (the `CreatePet` operationId).
 	CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
+	// DeletePetWithResponse Delete an animal
+	//
+	// Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
+	DeletePetWithResponse(ctx context.Context, petId int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*DeletePetResponse, error)
+
 	// GetPetWithResponse Get an animal (deprecated)
 	//
-	// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets` (with the `status` filter) instead. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+	// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1746,7 +2428,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /pets/{petId} (the `GetPet` operationId).
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-	GetPetWithResponse(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*GetPetResponse, error)
+	GetPetWithResponse(ctx context.Context, petId int64, params *GetPetParams, reqEditors ...RequestEditorFn) (*GetPetResponse, error)
 
 	// GetPetHeadWithResponse Get an animal (deprecated), headers only
 	//
@@ -1759,11 +2441,66 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-	GetPetHeadWithResponse(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*GetPetHeadResponse, error)
+	GetPetHeadWithResponse(ctx context.Context, petId int64, params *GetPetHeadParams, reqEditors ...RequestEditorFn) (*GetPetHeadResponse, error)
+
+	// UpdatePetWithBodyWithResponse Change an animal
+	//
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+	UpdatePetWithBodyWithResponse(ctx context.Context, petId int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
+
+	// UpdatePetWithResponse Change an animal
+	//
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+	UpdatePetWithResponse(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
+
+	// UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse Change an animal
+	//
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+	UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error)
+
+	// GetInventoryWithResponse Count animals by status
+	//
+	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /store/inventory (the `GetInventory` operationId).
+	GetInventoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetInventoryResponse, error)
+
+	// GetInventoryHeadWithResponse Count animals by status, headers only
+	//
+	// Answers as `getInventory` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
+	GetInventoryHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetInventoryHeadResponse, error)
 
 	// ListOrdersWithResponse List store orders
 	//
-	// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
+	// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
 	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1785,7 +2522,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithBodyWithResponse Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1796,7 +2533,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithResponse Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1814,7 +2551,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
-	GetOrderWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*GetOrderResponse, error)
+	GetOrderWithResponse(ctx context.Context, orderId int64, params *GetOrderParams, reqEditors ...RequestEditorFn) (*GetOrderResponse, error)
 
 	// GetOrderHeadWithResponse Get a store order, headers only
 	//
@@ -1825,7 +2562,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
-	GetOrderHeadWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*GetOrderHeadResponse, error)
+	GetOrderHeadWithResponse(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*GetOrderHeadResponse, error)
 
 	// CancelOrderWithResponse Cancel a store order
 	//
@@ -1842,6 +2579,17 @@ type ClientWithResponsesInterface interface {
 // ListCategoriesResponse200Headers the declared response headers of an HTTP 200 response for ListCategories
 type ListCategoriesResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListCategoriesResponse304Headers the declared response headers of an HTTP 304 response for ListCategories
+type ListCategoriesResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -1851,6 +2599,7 @@ type ListCategoriesResponse200Headers struct {
 // ListCategoriesResponse401Headers the declared response headers of an HTTP 401 response for ListCategories
 type ListCategoriesResponse401Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -1861,6 +2610,7 @@ type ListCategoriesResponse401Headers struct {
 // ListCategoriesResponse403Headers the declared response headers of an HTTP 403 response for ListCategories
 type ListCategoriesResponse403Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -1871,6 +2621,7 @@ type ListCategoriesResponse403Headers struct {
 // ListCategoriesResponse429Headers the declared response headers of an HTTP 429 response for ListCategories
 type ListCategoriesResponse429Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	RetryAfter               int64
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -1881,6 +2632,7 @@ type ListCategoriesResponse429Headers struct {
 // ListCategoriesResponse500Headers the declared response headers of an HTTP 500 response for ListCategories
 type ListCategoriesResponse500Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -1890,6 +2642,7 @@ type ListCategoriesResponse500Headers struct {
 // ListCategoriesResponse503Headers the declared response headers of an HTTP 503 response for ListCategories
 type ListCategoriesResponse503Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -1902,17 +2655,19 @@ type ListCategoriesResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]Category
 	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *Unauthorized
+	JSON401 *Error
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *Forbidden
+	JSON403 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *InternalError
+	JSON500 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
+	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCategoriesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCategoriesResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListCategoriesResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -1931,27 +2686,27 @@ func (r ListCategoriesResponse) GetJSON200() *[]Category {
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListCategoriesResponse) GetJSON401() *Unauthorized {
+func (r ListCategoriesResponse) GetJSON401() *Error {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListCategoriesResponse) GetJSON403() *Forbidden {
+func (r ListCategoriesResponse) GetJSON403() *Error {
 	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListCategoriesResponse) GetJSON429() *TooManyRequests {
+func (r ListCategoriesResponse) GetJSON429() *Error {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListCategoriesResponse) GetJSON500() *InternalError {
+func (r ListCategoriesResponse) GetJSON500() *Error {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListCategoriesResponse) GetJSON503() *Unavailable {
+func (r ListCategoriesResponse) GetJSON503() *Error {
 	return r.JSON503
 }
 
@@ -1987,6 +2742,17 @@ func (r ListCategoriesResponse) ContentType() string {
 // ListCategoriesHeadResponse200Headers the declared response headers of an HTTP 200 response for ListCategoriesHead
 type ListCategoriesHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListCategoriesHeadResponse304Headers the declared response headers of an HTTP 304 response for ListCategoriesHead
+type ListCategoriesHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -1996,6 +2762,7 @@ type ListCategoriesHeadResponse200Headers struct {
 // ListCategoriesHeadResponse401Headers the declared response headers of an HTTP 401 response for ListCategoriesHead
 type ListCategoriesHeadResponse401Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -2006,6 +2773,7 @@ type ListCategoriesHeadResponse401Headers struct {
 // ListCategoriesHeadResponse403Headers the declared response headers of an HTTP 403 response for ListCategoriesHead
 type ListCategoriesHeadResponse403Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -2016,6 +2784,7 @@ type ListCategoriesHeadResponse403Headers struct {
 // ListCategoriesHeadResponse429Headers the declared response headers of an HTTP 429 response for ListCategoriesHead
 type ListCategoriesHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	RetryAfter               int64
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -2026,6 +2795,7 @@ type ListCategoriesHeadResponse429Headers struct {
 // ListCategoriesHeadResponse500Headers the declared response headers of an HTTP 500 response for ListCategoriesHead
 type ListCategoriesHeadResponse500Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -2035,6 +2805,7 @@ type ListCategoriesHeadResponse500Headers struct {
 // ListCategoriesHeadResponse503Headers the declared response headers of an HTTP 503 response for ListCategoriesHead
 type ListCategoriesHeadResponse503Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -2046,6 +2817,8 @@ type ListCategoriesHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCategoriesHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCategoriesHeadResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListCategoriesHeadResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -2090,7 +2863,18 @@ func (r ListCategoriesHeadResponse) ContentType() string {
 // ListPetsResponse200Headers the declared response headers of an HTTP 200 response for ListPets
 type ListPetsResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	Link                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListPetsResponse304Headers the declared response headers of an HTTP 304 response for ListPets
+type ListPetsResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -2173,6 +2957,8 @@ type ListPetsResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPetsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListPetsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListPetsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -2254,7 +3040,18 @@ func (r ListPetsResponse) ContentType() string {
 // ListPetsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListPetsHead
 type ListPetsHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	Link                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListPetsHeadResponse304Headers the declared response headers of an HTTP 304 response for ListPetsHead
+type ListPetsHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -2323,6 +3120,8 @@ type ListPetsHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPetsHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListPetsHeadResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListPetsHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -2369,6 +3168,7 @@ func (r ListPetsHeadResponse) ContentType() string {
 // CreatePetResponse201Headers the declared response headers of an HTTP 201 response for CreatePet
 type CreatePetResponse201Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	IdempotentReplayed       *string
 	Location                 *string
 	XRateLimitLimit          int64
@@ -2604,10 +3404,234 @@ func (r CreatePetResponse) ContentType() string {
 	return ""
 }
 
+// DeletePetResponse204Headers the declared response headers of an HTTP 204 response for DeletePet
+type DeletePetResponse204Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse400Headers the declared response headers of an HTTP 400 response for DeletePet
+type DeletePetResponse400Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse401Headers the declared response headers of an HTTP 401 response for DeletePet
+type DeletePetResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse403Headers the declared response headers of an HTTP 403 response for DeletePet
+type DeletePetResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse404Headers the declared response headers of an HTTP 404 response for DeletePet
+type DeletePetResponse404Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse409Headers the declared response headers of an HTTP 409 response for DeletePet
+type DeletePetResponse409Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse412Headers the declared response headers of an HTTP 412 response for DeletePet
+type DeletePetResponse412Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse429Headers the declared response headers of an HTTP 429 response for DeletePet
+type DeletePetResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse500Headers the declared response headers of an HTTP 500 response for DeletePet
+type DeletePetResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// DeletePetResponse503Headers the declared response headers of an HTTP 503 response for DeletePet
+type DeletePetResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type DeletePetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeletePetResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeletePetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeletePetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeletePetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeletePetResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeletePetResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *DeletePetResponse412Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeletePetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeletePetResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeletePetResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeletePetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeletePetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeletePetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeletePetResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeletePetResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r DeletePetResponse) GetJSON412() *Error {
+	return r.JSON412
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeletePetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeletePetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeletePetResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPetResponse200Headers the declared response headers of an HTTP 200 response for GetPet
 type GetPetResponse200Headers struct {
 	AccessControlAllowOrigin *string
 	Deprecation              *string
+	ETag                     *string
+	Link                     *string
+	Sunset                   *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetPetResponse304Headers the declared response headers of an HTTP 304 response for GetPet
+type GetPetResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	Deprecation              *string
+	ETag                     *string
 	Link                     *string
 	Sunset                   *string
 	XRateLimitLimit          int64
@@ -2724,6 +3748,8 @@ type GetPetResponse struct {
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPetResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetPetResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetPetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -2813,6 +3839,20 @@ func (r GetPetResponse) ContentType() string {
 type GetPetHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
 	Deprecation              *string
+	ETag                     *string
+	Link                     *string
+	Sunset                   *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetPetHeadResponse304Headers the declared response headers of an HTTP 304 response for GetPetHead
+type GetPetHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	Deprecation              *string
+	ETag                     *string
 	Link                     *string
 	Sunset                   *string
 	XRateLimitLimit          int64
@@ -2913,6 +3953,8 @@ type GetPetHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPetHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetPetHeadResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetPetHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -2958,10 +4000,523 @@ func (r GetPetHeadResponse) ContentType() string {
 	return ""
 }
 
+// UpdatePetResponse200Headers the declared response headers of an HTTP 200 response for UpdatePet
+type UpdatePetResponse200Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse400Headers the declared response headers of an HTTP 400 response for UpdatePet
+type UpdatePetResponse400Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse401Headers the declared response headers of an HTTP 401 response for UpdatePet
+type UpdatePetResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse403Headers the declared response headers of an HTTP 403 response for UpdatePet
+type UpdatePetResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse404Headers the declared response headers of an HTTP 404 response for UpdatePet
+type UpdatePetResponse404Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse409Headers the declared response headers of an HTTP 409 response for UpdatePet
+type UpdatePetResponse409Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse412Headers the declared response headers of an HTTP 412 response for UpdatePet
+type UpdatePetResponse412Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse413Headers the declared response headers of an HTTP 413 response for UpdatePet
+type UpdatePetResponse413Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse415Headers the declared response headers of an HTTP 415 response for UpdatePet
+type UpdatePetResponse415Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse429Headers the declared response headers of an HTTP 429 response for UpdatePet
+type UpdatePetResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse500Headers the declared response headers of an HTTP 500 response for UpdatePet
+type UpdatePetResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse503Headers the declared response headers of an HTTP 503 response for UpdatePet
+type UpdatePetResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type UpdatePetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Pet
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdatePetResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdatePetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdatePetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdatePetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdatePetResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UpdatePetResponse409Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *UpdatePetResponse412Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdatePetResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdatePetResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdatePetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdatePetResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdatePetResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdatePetResponse) GetJSON200() *Pet {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdatePetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdatePetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdatePetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdatePetResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdatePetResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdatePetResponse) GetJSON412() *Error {
+	return r.JSON412
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdatePetResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdatePetResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdatePetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdatePetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdatePetResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdatePetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdatePetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdatePetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdatePetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetInventoryResponse200Headers the declared response headers of an HTTP 200 response for GetInventory
+type GetInventoryResponse200Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryResponse401Headers the declared response headers of an HTTP 401 response for GetInventory
+type GetInventoryResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryResponse403Headers the declared response headers of an HTTP 403 response for GetInventory
+type GetInventoryResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryResponse429Headers the declared response headers of an HTTP 429 response for GetInventory
+type GetInventoryResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryResponse500Headers the declared response headers of an HTTP 500 response for GetInventory
+type GetInventoryResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryResponse503Headers the declared response headers of an HTTP 503 response for GetInventory
+type GetInventoryResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type GetInventoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Inventory
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetInventoryResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetInventoryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetInventoryResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetInventoryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetInventoryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetInventoryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetInventoryResponse) GetJSON200() *Inventory {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetInventoryResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetInventoryResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetInventoryResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetInventoryResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetInventoryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetInventoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetInventoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetInventoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetInventoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetInventoryHeadResponse200Headers the declared response headers of an HTTP 200 response for GetInventoryHead
+type GetInventoryHeadResponse200Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryHeadResponse401Headers the declared response headers of an HTTP 401 response for GetInventoryHead
+type GetInventoryHeadResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryHeadResponse403Headers the declared response headers of an HTTP 403 response for GetInventoryHead
+type GetInventoryHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryHeadResponse429Headers the declared response headers of an HTTP 429 response for GetInventoryHead
+type GetInventoryHeadResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryHeadResponse500Headers the declared response headers of an HTTP 500 response for GetInventoryHead
+type GetInventoryHeadResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetInventoryHeadResponse503Headers the declared response headers of an HTTP 503 response for GetInventoryHead
+type GetInventoryHeadResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type GetInventoryHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetInventoryHeadResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetInventoryHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetInventoryHeadResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetInventoryHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetInventoryHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetInventoryHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetInventoryHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetInventoryHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetInventoryHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetInventoryHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListOrdersResponse200Headers the declared response headers of an HTTP 200 response for ListOrders
 type ListOrdersResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	Link                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListOrdersResponse304Headers the declared response headers of an HTTP 304 response for ListOrders
+type ListOrdersResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -3044,6 +4599,8 @@ type ListOrdersResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListOrdersResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListOrdersResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListOrdersResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -3125,7 +4682,18 @@ func (r ListOrdersResponse) ContentType() string {
 // ListOrdersHeadResponse200Headers the declared response headers of an HTTP 200 response for ListOrdersHead
 type ListOrdersHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	Link                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListOrdersHeadResponse304Headers the declared response headers of an HTTP 304 response for ListOrdersHead
+type ListOrdersHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -3194,6 +4762,8 @@ type ListOrdersHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListOrdersHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListOrdersHeadResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListOrdersHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -3240,6 +4810,7 @@ func (r ListOrdersHeadResponse) ContentType() string {
 // CreateOrderResponse201Headers the declared response headers of an HTTP 201 response for CreateOrder
 type CreateOrderResponse201Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	IdempotentReplayed       *string
 	Location                 *string
 	XRateLimitLimit          int64
@@ -3497,6 +5068,17 @@ func (r CreateOrderResponse) ContentType() string {
 // GetOrderResponse200Headers the declared response headers of an HTTP 200 response for GetOrder
 type GetOrderResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetOrderResponse304Headers the declared response headers of an HTTP 304 response for GetOrder
+type GetOrderResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -3590,6 +5172,8 @@ type GetOrderResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrderResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetOrderResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetOrderResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -3678,6 +5262,17 @@ func (r GetOrderResponse) ContentType() string {
 // GetOrderHeadResponse200Headers the declared response headers of an HTTP 200 response for GetOrderHead
 type GetOrderHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetOrderHeadResponse304Headers the declared response headers of an HTTP 304 response for GetOrderHead
+type GetOrderHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -3755,6 +5350,8 @@ type GetOrderHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOrderHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetOrderHeadResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetOrderHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -3803,6 +5400,7 @@ func (r GetOrderHeadResponse) ContentType() string {
 // CancelOrderResponse200Headers the declared response headers of an HTTP 200 response for CancelOrder
 type CancelOrderResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -4008,8 +5606,8 @@ func (r CancelOrderResponse) ContentType() string {
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /categories (the `ListCategories` operationId).
-func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCategoriesResponse, error) {
-	rsp, err := c.ListCategories(ctx, reqEditors...)
+func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, params *ListCategoriesParams, reqEditors ...RequestEditorFn) (*ListCategoriesResponse, error) {
+	rsp, err := c.ListCategories(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4025,8 +5623,8 @@ func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, re
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
-func (c *ClientWithResponses) ListCategoriesHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCategoriesHeadResponse, error) {
-	rsp, err := c.ListCategoriesHead(ctx, reqEditors...)
+func (c *ClientWithResponses) ListCategoriesHeadWithResponse(ctx context.Context, params *ListCategoriesHeadParams, reqEditors ...RequestEditorFn) (*ListCategoriesHeadResponse, error) {
+	rsp, err := c.ListCategoriesHead(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4035,7 +5633,7 @@ func (c *ClientWithResponses) ListCategoriesHeadWithResponse(ctx context.Context
 
 // ListPetsWithResponse List animals
 //
-// Returns up to `limit` animals in ascending `id` order, optionally only those with one status. The body is a plain array; while more animals follow, the `Link` header carries the URL of the next page (`rel="next"`); it is absent on the last page.
+// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4069,7 +5667,7 @@ func (c *ClientWithResponses) ListPetsHeadWithResponse(ctx context.Context, para
 
 // CreatePetWithBodyWithResponse Add an animal
 //
-// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4086,7 +5684,7 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 
 // CreatePetWithResponse Add an animal
 //
-// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4101,9 +5699,26 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params 
 	return ParseCreatePetResponse(rsp)
 }
 
+// DeletePetWithResponse Delete an animal
+//
+// Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
+func (c *ClientWithResponses) DeletePetWithResponse(ctx context.Context, petId int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*DeletePetResponse, error) {
+	rsp, err := c.DeletePet(ctx, petId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePetResponse(rsp)
+}
+
 // GetPetWithResponse Get an animal (deprecated)
 //
-// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets` (with the `status` filter) instead. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4112,8 +5727,8 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params 
 // Corresponds with GET /pets/{petId} (the `GetPet` operationId).
 //
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*GetPetResponse, error) {
-	rsp, err := c.GetPet(ctx, petId, reqEditors...)
+func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, petId int64, params *GetPetParams, reqEditors ...RequestEditorFn) (*GetPetResponse, error) {
+	rsp, err := c.GetPet(ctx, petId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4131,17 +5746,102 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, petId int6
 // Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 //
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-func (c *ClientWithResponses) GetPetHeadWithResponse(ctx context.Context, petId int64, reqEditors ...RequestEditorFn) (*GetPetHeadResponse, error) {
-	rsp, err := c.GetPetHead(ctx, petId, reqEditors...)
+func (c *ClientWithResponses) GetPetHeadWithResponse(ctx context.Context, petId int64, params *GetPetHeadParams, reqEditors ...RequestEditorFn) (*GetPetHeadResponse, error) {
+	rsp, err := c.GetPetHead(ctx, petId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseGetPetHeadResponse(rsp)
 }
 
+// UpdatePetWithBodyWithResponse Change an animal
+//
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+func (c *ClientWithResponses) UpdatePetWithBodyWithResponse(ctx context.Context, petId int64, params *UpdatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
+	rsp, err := c.UpdatePetWithBody(ctx, petId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePetResponse(rsp)
+}
+
+// UpdatePetWithResponse Change an animal
+//
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
+	rsp, err := c.UpdatePet(ctx, petId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePetResponse(rsp)
+}
+
+// UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse Change an animal
+//
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
+func (c *ClientWithResponses) UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, petId int64, params *UpdatePetParams, body UpdatePetApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePetResponse, error) {
+	rsp, err := c.UpdatePetWithApplicationMergePatchPlusJSONBody(ctx, petId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePetResponse(rsp)
+}
+
+// GetInventoryWithResponse Count animals by status
+//
+// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /store/inventory (the `GetInventory` operationId).
+func (c *ClientWithResponses) GetInventoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetInventoryResponse, error) {
+	rsp, err := c.GetInventory(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetInventoryResponse(rsp)
+}
+
+// GetInventoryHeadWithResponse Count animals by status, headers only
+//
+// Answers as `getInventory` does, with the same status and headers, but without a body.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
+func (c *ClientWithResponses) GetInventoryHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetInventoryHeadResponse, error) {
+	rsp, err := c.GetInventoryHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetInventoryHeadResponse(rsp)
+}
+
 // ListOrdersWithResponse List store orders
 //
-// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the URL of the next page (`rel="next"`), and it is absent on the last page.
+// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //
 // Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4175,7 +5875,7 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 
 // CreateOrderWithBodyWithResponse Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4192,7 +5892,7 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 
 // CreateOrderWithResponse Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Unknown fields are refused. Safe to retry with an `Idempotency-Key`.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4216,8 +5916,8 @@ func (c *ClientWithResponses) CreateOrderWithResponse(ctx context.Context, param
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
-func (c *ClientWithResponses) GetOrderWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*GetOrderResponse, error) {
-	rsp, err := c.GetOrder(ctx, orderId, reqEditors...)
+func (c *ClientWithResponses) GetOrderWithResponse(ctx context.Context, orderId int64, params *GetOrderParams, reqEditors ...RequestEditorFn) (*GetOrderResponse, error) {
+	rsp, err := c.GetOrder(ctx, orderId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4233,8 +5933,8 @@ func (c *ClientWithResponses) GetOrderWithResponse(ctx context.Context, orderId 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
-func (c *ClientWithResponses) GetOrderHeadWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*GetOrderHeadResponse, error) {
-	rsp, err := c.GetOrderHead(ctx, orderId, reqEditors...)
+func (c *ClientWithResponses) GetOrderHeadWithResponse(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*GetOrderHeadResponse, error) {
+	rsp, err := c.GetOrderHead(ctx, orderId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4279,36 +5979,39 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Unauthorized
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Forbidden
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest InternalError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4325,6 +6028,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -4355,6 +6065,51 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCategoriesResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListCategoriesResponse401Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -4363,6 +6118,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -4409,6 +6171,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4453,6 +6222,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
@@ -4499,6 +6275,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -4536,6 +6319,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -4594,6 +6384,13 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -4623,6 +6420,51 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCategoriesHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListCategoriesHeadResponse401Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -4631,6 +6473,13 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -4677,6 +6526,13 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4721,6 +6577,13 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
@@ -4767,6 +6630,13 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -4804,6 +6674,13 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -4860,6 +6737,9 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4914,6 +6794,13 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -4950,6 +6837,51 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListPetsResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListPetsResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -5227,6 +7159,13 @@ func ParseListPetsHeadResponse(rsp *http.Response) (*ListPetsHeadResponse, error
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -5263,6 +7202,51 @@ func ParseListPetsHeadResponse(rsp *http.Response) (*ListPetsHeadResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListPetsHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListPetsHeadResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -5619,6 +7603,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
@@ -6076,6 +8067,495 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 	return response, nil
 }
 
+// ParseDeletePetResponse parses an HTTP response from a DeletePetWithResponse call
+func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeletePetResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeletePetResponse400Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeletePetResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeletePetResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeletePetResponse404Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeletePetResponse409Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers DeletePetResponse412Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers412 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeletePetResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeletePetResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeletePetResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetPetResponse parses an HTTP response from a GetPetWithResponse call
 func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6096,6 +8576,9 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Error
@@ -6165,6 +8648,13 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			}
 			headers.Deprecation = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -6208,6 +8698,72 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetPetResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetPetResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -6677,6 +9233,13 @@ func ParseGetPetHeadResponse(rsp *http.Response) (*GetPetHeadResponse, error) {
 			}
 			headers.Deprecation = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -6720,6 +9283,72 @@ func ParseGetPetHeadResponse(rsp *http.Response) (*GetPetHeadResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetPetHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetPetHeadResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -7159,6 +9788,1177 @@ func ParseGetPetHeadResponse(rsp *http.Response) (*GetPetHeadResponse, error) {
 	return response, nil
 }
 
+// ParseUpdatePetResponse parses an HTTP response from a UpdatePetWithResponse call
+func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdatePetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Pet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdatePetResponse200Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UpdatePetResponse400Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdatePetResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdatePetResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdatePetResponse404Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers UpdatePetResponse409Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 412:
+		var headers UpdatePetResponse412Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers412 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdatePetResponse413Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdatePetResponse415Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdatePetResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdatePetResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdatePetResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetInventoryResponse parses an HTTP response from a GetInventoryWithResponse call
+func ParseGetInventoryResponse(rsp *http.Response) (*GetInventoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetInventoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Inventory
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetInventoryResponse200Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetInventoryResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetInventoryResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetInventoryResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetInventoryResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetInventoryResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetInventoryHeadResponse parses an HTTP response from a GetInventoryHeadWithResponse call
+func ParseGetInventoryHeadResponse(rsp *http.Response) (*GetInventoryHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetInventoryHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetInventoryHeadResponse200Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetInventoryHeadResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetInventoryHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetInventoryHeadResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetInventoryHeadResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetInventoryHeadResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListOrdersResponse parses an HTTP response from a ListOrdersWithResponse call
 func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7179,6 +10979,9 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Error
@@ -7234,6 +11037,13 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -7270,6 +11080,51 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListOrdersResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListOrdersResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -7547,6 +11402,13 @@ func ParseListOrdersHeadResponse(rsp *http.Response) (*ListOrdersHeadResponse, e
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -7583,6 +11445,51 @@ func ParseListOrdersHeadResponse(rsp *http.Response) (*ListOrdersHeadResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListOrdersHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListOrdersHeadResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -7946,6 +11853,13 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
@@ -8469,6 +12383,9 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8530,6 +12447,13 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -8559,6 +12483,51 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetOrderResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetOrderResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -8874,6 +12843,13 @@ func ParseGetOrderHeadResponse(rsp *http.Response) (*GetOrderHeadResponse, error
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -8903,6 +12879,51 @@ func ParseGetOrderHeadResponse(rsp *http.Response) (*GetOrderHeadResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetOrderHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetOrderHeadResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -9283,6 +13304,13 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
