@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
@@ -92,18 +93,30 @@ func jsString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
-// shot saves the current page at desktop width and at a phone's, then returns to desktop.
+// views are the ways shot looks at a page: a phone, a desktop, and a desktop in dark mode (the
+// browser's prefers-color-scheme), the last two also checked with axe-core.
+var views = []struct {
+	suffix        string
+	width, height int64
+	opts          []chromedp.EmulateViewportOption
+	scheme        string
+	axe           bool
+}{
+	{"phone", 390, 844, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}, "light", false},
+	{"desktop-dark", 1280, 800, nil, "dark", true},
+	{"desktop", 1280, 800, nil, "light", true},
+}
+
+// shot saves the current page as each of views shows it, ending at desktop width in light mode,
+// and checks it with axe-core: no admin page may break an accessibility rule, in either scheme.
 func (c *chrome) shot(name string) {
 	c.t.Helper()
-	for _, v := range []struct {
-		suffix        string
-		width, height int64
-		opts          []chromedp.EmulateViewportOption
-	}{
-		{"phone", 390, 844, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}},
-		{"desktop", 1280, 800, nil},
-	} {
+	for _, v := range views {
 		c.do(chromedp.EmulateViewport(v.width, v.height, v.opts...))
+		media := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v.scheme}}}
+		if _, err := chromedp.Call(c.ctx, emulation.SetEmulatedMedia, media); err != nil {
+			c.t.Fatal(err)
+		}
 		png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			c.t.Fatal(err)
@@ -111,7 +124,37 @@ func (c *chrome) shot(name string) {
 		if err := os.WriteFile(filepath.Join(c.dir, name+"-"+v.suffix+".png"), png, 0o644); err != nil {
 			c.t.Fatal(err)
 		}
+		if !v.axe {
+			continue
+		}
+		violations, err := apptest.Axe(c.ctx)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		for _, f := range violations {
+			c.t.Errorf("%s (%s): %s", name, v.suffix, f)
+		}
 	}
+}
+
+// at views the page at a phone's width, or at desktop width when phone is false.
+func (c *chrome) at(phone bool) {
+	c.t.Helper()
+	v := views[2]
+	if phone {
+		v = views[0]
+	}
+	c.do(chromedp.EmulateViewport(v.width, v.height, v.opts...))
+}
+
+// eval runs a script in the page and returns its value.
+func eval[T any](c *chrome, script string) T {
+	c.t.Helper()
+	v, err := chromedp.Run(c.ctx, chromedp.Evaluate[T](script))
+	if err != nil {
+		c.t.Fatalf("%s: %v", script, err)
+	}
+	return v
 }
 
 // seedPets gives the pages something to show.
@@ -163,6 +206,17 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	c.shot("03-pets-filtered")
 	c.open("/admin/pets")
 	c.shot("04-pets")
+	// On a phone the header leaves the screen to the page, and every cell keeps clear of the
+	// card's edge.
+	c.at(true)
+	if h := eval[float64](c, `document.querySelector(".sidebar").getBoundingClientRect().height`); h > 110 {
+		t.Errorf("on a 390 px phone the header takes %.0f px, want at most 110", h)
+	}
+	if n := eval[int](c, `[...document.querySelectorAll("table.responsive td")].filter(td =>
+		td.getBoundingClientRect().right > td.closest(".card").getBoundingClientRect().right - 12).length`); n != 0 {
+		t.Errorf("on a phone %d table cells run within 12 px of the card's edge", n)
+	}
+	c.at(false)
 
 	// Create a pet: first with a mistake, then right.
 	c.submit(`[data-testid="new-pet"]`)
@@ -186,12 +240,25 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	c.shot("06-pet")
 
 	// Place an order for it, then approve and deliver it.
-	c.fill("#shipDate", "2026-12-24")
+	c.fill("#shipDate", time.Now().UTC().AddDate(0, 0, 30).Format(time.DateOnly))
 	c.submit(`[data-testid="place-order-submit"]`)
 	if got := c.text(`[data-testid="order-fields"] [data-testid="status"]`); got != "placed" {
 		t.Fatalf("new order's status %q", got)
 	}
 	c.shot("07-order-placed")
+	// Cancelling asks first, in words that cannot be taken for closing the question.
+	if got := c.text(`[data-testid="confirm-cancel"]`); got != "Cancel order…" {
+		t.Fatalf("the cancel button reads %q", got)
+	}
+	c.do(chromedp.Click(chromedp.CSS(`[data-testid="confirm-cancel"]`), chromedp.NodeVisible))
+	if got := c.text(`[data-testid="keep-cancel"]`); got != "Keep the order" || c.text(`[data-testid="action-cancel"]`) != "Cancel order" {
+		t.Fatalf("the confirmation offers %q and %q", c.text(`[data-testid="action-cancel"]`), got)
+	}
+	c.shot("07b-order-cancel-confirm")
+	c.do(chromedp.Click(chromedp.CSS(`[data-testid="keep-cancel"]`), chromedp.NodeVisible))
+	if open := eval[bool](c, `document.querySelector("details.confirm").open`); open || c.location() != "/admin/orders/1" {
+		t.Fatalf("Keep the order left the confirmation open (%v) or the page (%s)", open, c.location())
+	}
 	c.submit(`[data-testid="action-approve"]`)
 	c.submit(`[data-testid="action-deliver"]`)
 	if got := c.text(`[data-testid="order-fields"] [data-testid="status"]`); got != "delivered" || c.count(`[data-testid^="action-"]`) != 0 {
@@ -205,6 +272,11 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	c.shot("09-pet-sold")
 	c.open("/admin/orders")
 	c.shot("10-orders")
+	c.open("/admin/orders?status=cancelled")
+	if c.count(`[data-testid="empty"] h2`) != 1 {
+		t.Fatal("an empty list's heading is not the level under the page's title")
+	}
+	c.shot("10b-orders-empty")
 
 	// Issue an API key, see it once, and revoke it.
 	c.open("/admin/keys")
@@ -234,8 +306,74 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	c.shot("15-categories")
 	c.open("/admin/staff")
 	c.shot("16-staff")
+	// Opening "Disable…" in a row opens over the table: no column and no other row moves.
+	const geometry = `[...document.querySelectorAll('[data-testid="staff-table"] tr')].map(r => {
+		const b = r.getBoundingClientRect(); return [b.top, b.height, ...[...r.cells].map(c => c.getBoundingClientRect().width)].map(Math.round).join(" ");
+	}).join(" / ")`
+	before := eval[string](c, geometry)
+	c.do(chromedp.Click(chromedp.CSS(`[data-testid="staff-row"] details.confirm summary`), chromedp.NodeVisible))
+	if after := eval[string](c, geometry); after != before {
+		t.Errorf("opening Disable… moved the table:\n before %s\n after  %s", before, after)
+	}
+	c.shot("16b-staff-disable-confirm")
+
+	// An admin resets sam's password; the one-time password is shown once.
+	c.open("/admin/staff")
+	c.submit(`[data-testid="staff-row"]:nth-child(2) a.name`)
+	if got := c.text(`[data-testid="page-title"]`); got != "sam" {
+		t.Fatalf("the staff row led to %q", got)
+	}
+	c.shot("17-staff-member")
+	c.do(chromedp.Click(chromedp.CSS(`[data-testid="reset-password"] summary`), chromedp.NodeVisible))
+	c.submit(`[data-testid="reset-password-submit"]`)
+	oneTime := c.text(`[data-testid="one-time-password"] [data-testid="secret"]`)
+	if len(oneTime) < 20 {
+		t.Fatalf("one-time password %q", oneTime)
+	}
+	c.shot("18-staff-password-reset")
+
+	// Ada changes her own password on her account page.
+	c.submit(`[data-testid="account-link"]`)
+	c.fill("#current", "not my password")
+	c.fill("#password", "ada's new password")
+	c.fill("#repeat", "ada's new password")
+	if status := c.submit(`[data-testid="change-password-submit"]`); status != 400 {
+		t.Fatalf("a wrong current password answered %d", status)
+	}
+	if got := c.text(`[data-testid="error-current"]`); got != "that is not your current password" {
+		t.Fatalf("beside the current password: %q", got)
+	}
+	c.shot("19-account-refused")
+	c.fill("#current", adminPassword)
+	c.fill("#password", "ada's new password")
+	c.fill("#repeat", "ada's new password")
+	c.submit(`[data-testid="change-password-submit"]`)
+	if got := c.text(`[data-testid="flash"]`); !strings.HasPrefix(got, "Your password has been changed.") {
+		t.Fatalf("after changing the password: %q", got)
+	}
+	c.shot("20-account-changed")
+
+	// The audit log has all of it, with names that lead to their pages.
+	c.open("/admin/audit")
+	if got := c.text(`[data-testid="audit-row"] [data-testid="audit-action"]`); got != "changed the password" {
+		t.Fatalf("the newest change is %q", got)
+	}
+	c.shot("21-audit")
+	c.fill("#a-object", "pet")
+	c.submit(`[data-testid="audit-filters"] button[type="submit"]`)
+	if loc := c.location(); loc != "/admin/audit?actor=&object=pet&action=&date=" || c.count(`[data-testid="audit-row"]`) != 3 {
+		t.Fatalf("filtered audit log at %s with %d rows, want the 3 changes of the pet added here", loc, c.count(`[data-testid="audit-row"]`))
+	}
+	c.shot("22-audit-pets")
+	c.submit(`[data-testid="audit-row"] [data-testid="audit-actor"] a`)
+	if got := c.text(`[data-testid="page-title"]`); got != "ada" {
+		t.Fatalf("the actor's link led to %q", got)
+	}
+
 	c.open("/admin/pets/424242")
-	c.shot("17-not-found")
+	c.shot("23-not-found")
+	c.open("/admin/logout")
+	c.shot("24-logout")
 
 	c.submit(`[data-testid="logout"]`)
 	if loc := c.location(); loc != "/admin/login?logged_out=1" {
@@ -244,5 +382,22 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	c.open("/admin")
 	if loc := c.location(); !strings.HasPrefix(loc, "/admin/login") {
 		t.Fatalf("after logout /admin led to %s", loc)
+	}
+
+	// Sam logs in with the one-time password and must choose a new one before anything else.
+	c.fill("#username", "sam")
+	c.fill("#password", oneTime)
+	c.submit(`[data-testid="login-form"] button[type="submit"]`)
+	if loc := c.location(); loc != "/admin/account" || c.count(`[data-testid="must-change"]`) != 1 {
+		t.Fatalf("after logging in with a one-time password the browser is at %s", loc)
+	}
+	c.shot("25-account-must-change")
+	c.fill("#current", oneTime)
+	c.fill("#password", "sam's own password")
+	c.fill("#repeat", "sam's own password")
+	c.submit(`[data-testid="change-password-submit"]`)
+	c.open("/admin/pets")
+	if loc := c.location(); loc != "/admin/pets" {
+		t.Fatalf("after choosing a password sam is at %s", loc)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
@@ -51,7 +52,8 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 			t.Fatalf("an available pet's page offers no order form or shows orders\n%s", pet.Body)
 		}
 
-		p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", petID), url.Values{"shipDate": {"2026-12-24"}})
+		day := time.Now().UTC().AddDate(0, 0, 30).Format(time.DateOnly)
+		p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", petID), url.Values{"shipDate": {day}})
 		wantStatus(t, p, http.StatusSeeOther)
 		m := orderPage.FindStringSubmatch(p.Location())
 		if m == nil {
@@ -62,7 +64,7 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 		if got := actionsOffered(order); got != "approve,cancel" {
 			t.Fatalf("a placed order offers %q, want approve,cancel", got)
 		}
-		if order.TestID("order-fields").Find(`[data-testid="status"]`).Text() != "placed" || !strings.Contains(order.TestID("order-fields").Text(), "2026-12-24") {
+		if order.TestID("order-fields").Find(`[data-testid="status"]`).Text() != "placed" || !strings.Contains(order.TestID("order-fields").Text(), day) {
 			t.Fatalf("order fields: %s", order.TestID("order-fields").Text())
 		}
 
@@ -87,7 +89,7 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 		// A stale page's button is refused with the reason, and nothing changes.
 		p = b.Post(t, orderURL+"/cancel", nil)
 		wantStatus(t, p, http.StatusConflict)
-		if !strings.Contains(p.Text("form-error"), "cannot be cancelled") || actionsOffered(p) != "" {
+		if !strings.Contains(p.Text("form-error"), "was not cancelled: it is delivered now") || actionsOffered(p) != "" {
 			t.Fatalf("stale cancel: %q", p.Text("form-error"))
 		}
 
@@ -98,7 +100,7 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 		hist := historyTexts(pet)
 		if len(hist) != 3 || !strings.Contains(hist[0], "Order #"+m[1]+" placed · pet available → pending") ||
 			!strings.Contains(hist[1], "approved · pet stays pending") || !strings.Contains(hist[2], "delivered · pet pending → sold") ||
-			!strings.Contains(hist[2], "by staff:sam") {
+			!strings.Contains(hist[2], "by sam") {
 			t.Fatalf("pet history:\n%s", strings.Join(hist, "\n"))
 		}
 		if pet.TestID("order-row").Length() != 1 {
@@ -115,7 +117,7 @@ func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
 	b.Get(t, fmt.Sprintf("/admin/pets/%d", pending))
 	p := b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", pending), nil)
 	wantStatus(t, p, http.StatusConflict)
-	if !strings.Contains(p.Text("form-error"), "not available") {
+	if !strings.Contains(p.Text("form-error"), "no longer available") || p.TestID("place-order").Length() != 0 {
 		t.Fatalf("ordering a pending pet: %q", p.Text("form-error"))
 	}
 	avail := addPet(t, s, "Kiwi", models.PetAvailable)
@@ -123,6 +125,16 @@ func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
 	wantStatus(t, p, http.StatusBadRequest)
 	if p.Text("error-shipDate") == "" || p.Doc.Find("#shipDate").AttrOr("value", "") != "next week" {
 		t.Fatalf("bad ship date: %q", p.Text("error-shipDate"))
+	}
+	// The date picker offers today (UTC) and later; an earlier day is refused all the same.
+	today := time.Now().UTC().Format(time.DateOnly)
+	if min := p.Doc.Find("#shipDate").AttrOr("min", ""); min != today {
+		t.Fatalf("the ship date's earliest choice is %q, want today, %s", min, today)
+	}
+	p = b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", avail), url.Values{"shipDate": {"2020-01-01"}})
+	wantStatus(t, p, http.StatusBadRequest)
+	if got := p.Text("error-shipDate"); got != "must not be before today ("+today+", UTC)" {
+		t.Fatalf("a past ship date: %q", got)
 	}
 	var n int64
 	s.DB.Model(&models.Order{}).Count(&n)
@@ -145,22 +157,46 @@ func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
 		if pet.Text("flash") != "Luna is now sold." {
 			t.Fatalf("flash %q", pet.Text("flash"))
 		}
-		if hist := historyTexts(pet); len(hist) != 1 || !strings.Contains(hist[0], "Status set by hand · pet available → sold") || !strings.Contains(hist[0], "staff:sam") {
+		if hist := historyTexts(pet); len(hist) != 1 || !strings.Contains(hist[0], "Status set by hand · pet available → sold") || !strings.Contains(hist[0], "by sam") {
 			t.Fatalf("history %q", hist)
 		}
 		wantStatus(t, b.Post(t, target+"/status", url.Values{"status": {"available"}}), http.StatusSeeOther)
 
-		// Once an order holds the pet, only the order's actions move it.
-		if _, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, models.StaffOwner, "test", nil); err != nil {
+		p = b.Post(t, target+"/status", url.Values{"status": {"lost"}})
+		wantStatus(t, p, http.StatusBadRequest)
+		if p.Text("error-status") == "" {
+			t.Fatal("an unknown status is refused without a word beside the field")
+		}
+
+		// Once an order holds the pet, only the order's actions move it: the page offers no
+		// status by hand, says which order decides, and a form from a stale page is refused.
+		stale := b.Get(t, target)
+		if stale.TestID("set-status").Length() != 1 || stale.TestID("held-by-order").Length() != 0 {
+			t.Fatal("a pet without an order does not offer its status by hand")
+		}
+		o, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, models.StaffOwner, "test", nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		held := b.Get(t, target)
+		if held.TestID("set-status").Length() != 0 || !strings.Contains(held.Text("held-by-order"), fmt.Sprintf("Order #%d (placed) holds Luna", o.ID)) {
+			t.Fatalf("a held pet's page: set-status %d, %q", held.TestID("set-status").Length(), held.Text("held-by-order"))
 		}
 		p = b.Post(t, target+"/status", url.Values{"status": {"sold"}})
 		wantStatus(t, p, http.StatusConflict)
-		if !strings.Contains(p.Text("error-status"), "held by order") || p.Doc.Find("#set-status-value option[selected]").AttrOr("value", "") != "sold" {
-			t.Fatalf("status of a held pet: %q", p.Text("error-status"))
+		if got := p.Text("form-error"); got != "The status was not changed: an order now decides it (see below)." || p.TestID("held-by-order").Length() != 1 {
+			t.Fatalf("status of a held pet: %q", got)
 		}
-		p = b.Post(t, target+"/status", url.Values{"status": {"lost"}})
-		wantStatus(t, p, http.StatusBadRequest)
+		// A pet sold through an order stays sold, and its page says so.
+		for _, act := range []models.Action{models.ActionApprove, models.ActionDeliver} {
+			if _, err := models.NewOrderStore(s.DB).Apply(context.Background(), o.ID, act, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sold := b.Get(t, target)
+		if sold.TestID("set-status").Length() != 0 || !strings.Contains(sold.Text("held-by-order"), fmt.Sprintf("Luna was sold through order #%d, so it stays sold", o.ID)) {
+			t.Fatalf("a pet sold through an order: %q", sold.Text("held-by-order"))
+		}
 	})
 }
 

@@ -93,14 +93,17 @@ func TestLoginRedirectStaysInsideTheAdminPages(t *testing.T) {
 	}
 }
 
-func TestLoginStartsANewSessionAndTheOldIDIsWorthNothing(t *testing.T) {
+func TestLoginStartsANewSessionAndThePlantedIDIsWorthNothing(t *testing.T) {
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Get(t, "/admin/login")
-	before := b.Cookie("petstore_session")
-	if before == "" {
-		t.Fatal("the login page set no session cookie")
+	if b.Cookie("petstore_session") != "" {
+		t.Fatal("reading the login page started a session")
 	}
+	// An attacker plants a session id of their choosing in the browser before its owner logs in.
+	before := "planted-by-an-attacker"
+	u, _ := url.Parse(s.URL + "/admin/")
+	b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "petstore_session", Value: before, Path: "/admin"}})
 	b.Login(t, "ada", adminPassword)
 	after := b.Cookie("petstore_session")
 	if after == "" || after == before {
@@ -121,14 +124,24 @@ func TestLoginStartsANewSessionAndTheOldIDIsWorthNothing(t *testing.T) {
 func TestSessionCookiesAreHttpOnlyLaxAndSecureBehindTLS(t *testing.T) {
 	s := adminServerBehindTLS(t)
 	for _, tls := range []bool{false, true} {
+		b := s.NewBrowser(t)
 		req := s.NewRequest(t, http.MethodGet, "/admin/login", nil)
+		host := strings.TrimPrefix(s.URL, "http://")
 		if tls {
 			req.Header.Set("X-Forwarded-Proto", "https")
 		}
-		p := s.NewBrowser(t).Do(t, req)
-		cookies := p.Header.Values("Set-Cookie")
-		if len(cookies) < 2 {
-			t.Fatalf("Set-Cookie %q: want the session and CSRF cookies", cookies)
+		login := b.Do(t, req)
+		form := url.Values{"username": {"ada"}, "password": {adminPassword}, "_csrf": {b.CSRF}}
+		req = s.NewRequest(t, http.MethodPost, "/admin/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tls {
+			req.Header.Set("X-Forwarded-Proto", "https")
+			req.Header.Set("Referer", "https://"+host+"/admin/login")
+		}
+		p := b.Do(t, req)
+		cookies := append(login.Header.Values("Set-Cookie"), p.Header.Values("Set-Cookie")...)
+		if len(cookies) != 2 || !strings.HasPrefix(cookies[0], "petstore_csrf=") || !strings.HasPrefix(cookies[1], "petstore_session=") {
+			t.Fatalf("Set-Cookie %q: want the CSRF cookie on the login page and the session cookie at login", cookies)
 		}
 		for _, c := range cookies {
 			if !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") || !strings.Contains(c, "path=/admin") {
@@ -406,4 +419,52 @@ func TestADatabaseTimeoutStillShowsTheErrorPage(t *testing.T) {
 	if p.StatusCode != http.StatusServiceUnavailable || p.TestID("error-page").Length() != 1 {
 		t.Fatalf("a request whose database deadline passed: %d\n%s", p.StatusCode, p.Body)
 	}
+}
+
+func TestAnonymousVisitsStoreNoSessionAndLoginStartsOne(t *testing.T) {
+	cfg := apptest.Config(t, testenv.Postgres)
+	cfg.RedisURL = testenv.RedisURL(t)
+	cfg.RedisPrefix = testenv.RedisPrefix(t)
+	s := apptest.New(t, cfg)
+	s.CreateStaff(t, "ada", adminPassword, models.RoleAdmin)
+	redis := testenv.RedisClient(t, cfg.RedisURL)
+	sessions := func() []string {
+		t.Helper()
+		keys, err := redis.Keys(t.Context(), cfg.RedisPrefix+"session:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, k := range keys {
+			if !strings.Contains(k, "login-failures:") {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	// A visitor looping on the login page, pages behind it and a stale session cookie.
+	b := s.NewBrowser(t)
+	for i := range 50 {
+		for _, path := range []string{"/admin/login", "/admin/pets", "/admin/login?next=%2Fadmin%2Fkeys"} {
+			req := s.NewRequest(t, http.MethodGet, path, nil)
+			if i%2 == 1 {
+				req.AddCookie(&http.Cookie{Name: "petstore_session", Value: fmt.Sprintf("expired-%d", i)})
+			}
+			if p := b.Do(t, req); p.Header.Get("Set-Cookie") != "" && strings.Contains(p.Header.Get("Set-Cookie"), "petstore_session=") {
+				t.Fatalf("GET %s set a session cookie: %s", path, p.Header.Get("Set-Cookie"))
+			}
+		}
+	}
+	// The login form works from that cookie-only token, a failed login included.
+	wantStatus(t, b.Post(t, "/admin/login", url.Values{"username": {"ada"}, "password": {"wrong password!"}}), http.StatusUnauthorized)
+	if got := sessions(); len(got) != 0 {
+		t.Fatalf("anonymous visits stored %d sessions: %v", len(got), got)
+	}
+	b.Login(t, "ada", adminPassword)
+	b.Get(t, "/admin/pets/new")
+	if got := sessions(); len(got) != 1 {
+		t.Fatalf("after one login %d sessions are stored, want 1", len(got))
+	}
+	// Signed in, forms carry the session's token and work.
+	wantStatus(t, b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"1"}, "status": {"available"}}), http.StatusSeeOther)
 }

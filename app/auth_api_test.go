@@ -224,14 +224,14 @@ func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T)
 	// Unbanned through the instance's own store (as the admin pages do): at once. The minute
 	// is still full, and the refusals from before the unban no longer count: only 30 more ban
 	// the key again.
-	if _, err := s.Keys.Unban(context.Background(), k.ID); err != nil {
+	if _, err := s.Keys.Unban(models.WithActor(context.Background(), models.ActorCLI), k.ID); err != nil {
 		t.Fatal(err)
 	}
 	for range 29 {
 		wantError(t, c.Get(t, "/v1/pets"), http.StatusTooManyRequests, "rate_limit_exceeded", "45")
 	}
 	wantError(t, c.Get(t, "/v1/pets"), http.StatusTooManyRequests, "api_key_banned", "120")
-	if _, err := s.Keys.Unban(context.Background(), k.ID); err != nil {
+	if _, err := s.Keys.Unban(models.WithActor(context.Background(), models.ActorCLI), k.ID); err != nil {
 		t.Fatal(err)
 	}
 	s.Clock.Set(testMinuteEnd)
@@ -254,7 +254,7 @@ func TestRevokedAndExpiredKeysAnswer401(t *testing.T) {
 		if res := c.Get(t, "/v1/pets"); res.StatusCode != http.StatusOK {
 			t.Fatalf("before revocation: %d %s", res.StatusCode, res.Body)
 		}
-		if _, err := s.Keys.Revoke(ctx, k.ID); err != nil {
+		if _, err := s.Keys.Revoke(models.WithActor(ctx, models.ActorCLI), k.ID); err != nil {
 			t.Fatal(err)
 		}
 		res := c.Get(t, "/v1/pets")
@@ -402,7 +402,7 @@ func TestEachPlanHasItsLimitsAndAPlanChangeAppliesToTheNextRequest(t *testing.T)
 	k, plain := s.CreateKey(t, models.NewAPIKey{Name: "custom", Plan: "enterprise", PerMinute: 5000, PerDay: 7000})
 	c := s.As(plain)
 	wantRateLimit(t, c.Get(t, "/v1/pets"), 5000, 4999, testMinuteEnd)
-	if _, err := s.Keys.SetPlan(context.Background(), k.ID, "pro", 0, 0); err != nil {
+	if _, err := s.Keys.SetPlan(models.WithActor(context.Background(), models.ActorCLI), k.ID, "pro", 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	wantRateLimit(t, c.Get(t, "/v1/pets"), 300, 298, testMinuteEnd)

@@ -78,7 +78,8 @@ func runClients(e *env, name string, rest []string) error {
 	}
 	clients := models.NewClientStore(db)
 	if name == "create" {
-		c, err := clients.Create(e.ctx, n)
+		// The audit log records it as the command line's.
+		c, err := clients.Create(models.WithActor(e.ctx, models.ActorCLI), n)
 		var me *models.Error
 		if errors.As(err, &me) {
 			return fmt.Errorf("clients create: %s", flagNames.Replace(me.Message))

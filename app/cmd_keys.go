@@ -94,7 +94,8 @@ func runKeys(e *env, name string, rest []string) error {
 		keys.OnChange(keychanges.Publisher(client, e.cfg.RedisPrefix, e.log))
 		defer client.Close()
 	}
-	err = sub.run(e.ctx, keys, args)
+	// The audit log records these changes as the command line's.
+	err = sub.run(models.WithActor(e.ctx, models.ActorCLI), keys, args)
 	var me *models.Error
 	if errors.As(err, &me) {
 		return fmt.Errorf("keys %s: %s", name, flagNames.Replace(me.Message))

@@ -13,31 +13,38 @@ import (
 )
 
 var staffCommand = command{
-	summary:     "manage staff accounts: staff create --username U --password-stdin [--role staff|admin]",
+	summary: "manage staff accounts: staff create --username U --password-stdin [--role staff|admin]; " +
+		"staff set-password --username U --password-stdin",
 	needsConfig: true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
-		username := fs.String("username", "", "the new account's username (2 to 64 of a-z 0-9 . _ -)")
+		username := fs.String("username", "", "the account's username (2 to 64 of a-z 0-9 . _ -)")
 		passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input (required, so it never shows in the process list)")
-		role := fs.String("role", string(models.RoleStaff), "staff (pets and orders) or admin (also categories, API keys and staff)")
+		role := fs.String("role", string(models.RoleStaff), "create only: staff (pets and orders) or admin (also categories, API keys and staff)")
 		return func() error {
 			// The subcommand comes before its flags: parse what follows it.
 			args := fs.Args()
-			if len(args) == 0 || args[0] != "create" {
+			if len(args) == 0 || (args[0] != "create" && args[0] != "set-password") {
 				fs.Usage()
-				return errors.New("staff: the only subcommand is create")
+				return errors.New("staff: the subcommands are create and set-password")
 			}
+			sub := args[0]
 			if err := fs.Parse(args[1:]); err != nil {
 				return err
 			}
 			if err := noArgs(fs); err != nil {
 				return err
 			}
+			roleGiven := false
+			fs.Visit(func(f *flag.Flag) { roleGiven = roleGiven || f.Name == "role" })
+			if sub == "set-password" && roleGiven {
+				return errors.New("staff set-password: --role is for create only")
+			}
 			if !*passwordStdin {
-				return errors.New("staff create: --password-stdin is required")
+				return fmt.Errorf("staff %s: --password-stdin is required", sub)
 			}
 			password, err := readPassword(e.stdin)
 			if err != nil {
-				return err
+				return fmt.Errorf("staff %s: %w", sub, err)
 			}
 			db, err := OpenDB(e.ctx, e.cfg, e.log)
 			if err != nil {
@@ -47,7 +54,17 @@ var staffCommand = command{
 			if err := models.Migrate(e.ctx, db); err != nil {
 				return err
 			}
-			st, err := models.NewStaffStore(db).Create(e.ctx, models.NewStaff{Username: *username, Password: password, Role: *role})
+			// The audit log records these changes as the command line's.
+			ctx, store := models.WithActor(e.ctx, models.ActorCLI), models.NewStaffStore(db)
+			if sub == "set-password" {
+				st, err := store.SetPassword(ctx, *username, password)
+				if err != nil {
+					return fmt.Errorf("staff set-password: %s", models.ErrorMessage(err))
+				}
+				fmt.Fprintf(e.stdout, "set the password of %s %q (id %d); its sessions have ended\n", st.Role, st.Username, st.ID)
+				return nil
+			}
+			st, err := store.Create(ctx, models.NewStaff{Username: *username, Password: password, Role: *role})
 			if err != nil {
 				return fmt.Errorf("staff create: %s", models.ErrorMessage(err))
 			}
@@ -65,7 +82,7 @@ func readPassword(r io.Reader) (string, error) {
 	}
 	line = strings.TrimRight(line, "\r\n")
 	if line == "" {
-		return "", errors.New("staff create: standard input holds no password")
+		return "", errors.New("standard input holds no password")
 	}
 	return line, nil
 }

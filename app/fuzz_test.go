@@ -290,8 +290,8 @@ func historyLength(t *testing.T, s *apptest.Server, petID int64) int {
 }
 
 var orderBodySeeds = []string{
-	`{"petId":1}`, `{"petId":2,"quantity":1}`, `{"petId":3,"shipDate":"2026-12-01T10:00:00Z"}`,
-	`{"petId":4,"quantity":1,"shipDate":"2026-12-01T10:00:00+02:00"}`, `{"petId":5,"shipDate":"2026-12-01"}`,
+	`{"petId":1}`, `{"petId":2,"quantity":1}`, `{"petId":3,"shipDate":"2030-12-01T10:00:00Z"}`,
+	`{"petId":4,"quantity":1,"shipDate":"2030-12-01T10:00:00+02:00"}`, `{"petId":5,"shipDate":"2026-12-01"}`,
 	`{"petId":6,"shipDate":"2026-13-01T00:00:00Z"}`, `{"petId":7,"shipDate":"tomorrow"}`, `{"petId":8,"shipDate":123}`,
 	`{"petId":9,"shipDate":null}`, `{"petId":10,"shipDate":"9999-12-31T23:59:59Z"}`, `{"petId":11,"shipDate":"0001-01-01T00:00:00Z"}`,
 	`{"petId":1,"quantity":2}`, `{"petId":1,"quantity":0}`, `{"petId":1,"quantity":-1}`, `{"petId":1,"quantity":1.5}`,

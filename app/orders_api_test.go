@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
@@ -52,20 +53,32 @@ func liveOrders(t *testing.T, s *apptest.Server, petID int64) int64 {
 	return n
 }
 
+func TestAShipDateMayBeAnyTimeOfTheCurrentUTCDayOrLater(t *testing.T) {
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
+	today := time.Now().UTC().Format(time.DateOnly)
+	for _, ship := range []string{today + "T00:00:00Z", today + "T00:00:00-05:00"} {
+		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
+		if res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": ship}); res.StatusCode != http.StatusCreated {
+			t.Fatalf("shipDate %s: %d %s", ship, res.StatusCode, res.Body)
+		}
+	}
+}
+
 func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 
-		res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": "2026-12-01T10:00:00+01:00"})
+		day := time.Now().UTC().AddDate(0, 0, 30).Format(time.DateOnly)
+		res := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": p.ID, "shipDate": day + "T10:00:00+01:00"})
 		if res.StatusCode != http.StatusCreated {
 			t.Fatalf("status %d, want 201: %s", res.StatusCode, res.Body)
 		}
 		var o order
 		res.JSON(t, &o)
 		if o.ID < 1 || o.PetID != p.ID || o.Quantity != 1 || o.Status != "placed" || o.Complete || o.CreatedAt == "" ||
-			o.ShipDate != "2026-12-01T09:00:00Z" {
-			t.Fatalf("order %+v: want an id, pet %d, quantity 1, placed, not complete, shipDate 2026-12-01T09:00:00Z", o, p.ID)
+			o.ShipDate != day+"T09:00:00Z" {
+			t.Fatalf("order %+v: want an id, pet %d, quantity 1, placed, not complete, shipDate %sT09:00:00Z", o, p.ID, day)
 		}
 		loc := strings.TrimPrefix(res.Header.Get("Location"), s.URL)
 		if loc != fmt.Sprintf("/v1/store/orders/%d", o.ID) {
@@ -120,6 +133,8 @@ func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
 			{"quantity over int32", fmt.Sprintf(`{"petId":%d,"quantity":3000000000}`, avail.ID), 400, "validation_failed", "quantity"},
 			{"shipDate not a date", fmt.Sprintf(`{"petId":%d,"shipDate":"next tuesday"}`, avail.ID), 400, "validation_failed", "shipDate"},
 			{"shipDate without a zone", fmt.Sprintf(`{"petId":%d,"shipDate":"2026-12-01T10:00:00"}`, avail.ID), 400, "validation_failed", "shipDate"},
+			{"shipDate in the past", fmt.Sprintf(`{"petId":%d,"shipDate":"2020-01-01T00:00:00Z"}`, avail.ID), 400, "validation_failed", "shipDate: must not be before today"},
+			{"shipDate the day before today", fmt.Sprintf(`{"petId":%d,"shipDate":"%sT23:59:59Z"}`, avail.ID, time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)), 400, "validation_failed", "shipDate"},
 			{"null shipDate", fmt.Sprintf(`{"petId":%d,"shipDate":null}`, avail.ID), 400, "validation_failed", "shipDate"},
 			{"null quantity", fmt.Sprintf(`{"petId":%d,"quantity":null}`, avail.ID), 400, "validation_failed", "quantity"},
 			{"petId given twice", fmt.Sprintf(`{"petId":%d,"petId":%d}`, avail.ID, avail.ID), 400, "invalid_request", "petId"},

@@ -103,7 +103,9 @@ func genValue(rt *rapid.T, w world, s *openapi3.Schema, name string) any {
 		return rapid.Bool().Draw(rt, name)
 	case s.Type.Is("string"):
 		if s.Format == "date-time" {
-			return time.Unix(rapid.Int64Range(0, 4e9).Draw(rt, name), 0).UTC().Format(time.RFC3339)
+			// From today on: the descriptions refuse a ship date before the current UTC day.
+			today := time.Now().UTC().Truncate(24 * time.Hour).Unix()
+			return time.Unix(today+rapid.Int64Range(0, 4e9).Draw(rt, name), 0).UTC().Format(time.RFC3339)
 		}
 		maxLen := 40
 		if s.MaxLength != nil {

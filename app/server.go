@@ -32,6 +32,8 @@ type parts struct {
 	now     func() time.Time
 	keys    *models.APIKeyStore
 	metrics *metrics.Metrics
+	// staffHashCost is the bcrypt cost of passwords the service sets; 0 is bcrypt's default.
+	staffHashCost int
 }
 
 // WithClock makes the service read the time from now: rate-limit windows, bans, key expiry and
@@ -45,6 +47,11 @@ func WithKeyStore(keys *models.APIKeyStore) Option { return func(p *parts) { p.k
 // WithMetrics makes the service count its requests, refusals, bans and database pools in m;
 // without it, it counts nothing.
 func WithMetrics(m *metrics.Metrics) Option { return func(p *parts) { p.metrics = m } }
+
+// WithStaffHashCost makes the service hash the passwords it sets (a reset's one-time password,
+// a changed one) at another bcrypt cost: tests use bcrypt.MinCost, so that a password change
+// stays within the request's database deadline under the race detector.
+func WithStaffHashCost(cost int) Option { return func(p *parts) { p.staffHashCost = cost } }
 
 // NewKeyStore returns the API key store the service uses on db, reading the time from now.
 func NewKeyStore(cfg Config, db *gorm.DB, now func() time.Time) *models.APIKeyStore {
@@ -67,6 +74,10 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 	gate := admission.New(admission.Config{Keys: p.keys, Limiter: limiter, Now: p.now, CacheTTL: cfg.KeyCacheTTL,
 		BanThreshold: cfg.BanThreshold, BanDuration: cfg.BanDuration, Log: log})
 	stopListening := listenForKeyChanges(cfg, log, db, p.keys, redisClient, gate.Forget)
+	staff := models.NewStaffStore(db)
+	if p.staffHashCost != 0 {
+		staff = staff.WithHashCost(p.staffHashCost)
+	}
 	errs := routes.NewErrorHandler(log)
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
@@ -107,7 +118,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		DBTimeout:      cfg.DBTimeout,
 		Pets:           models.NewPetStore(db),
 		Categories:     models.NewCategoryStore(db),
-		Staff:          models.NewStaffStore(db),
+		Staff:          staff,
 		Sessions:       sessionStorage(app, cfg),
 		SessionTimeout: cfg.SessionTimeout,
 		Now:            p.now,
@@ -122,6 +133,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		ReplicasReady:   replicasReady,
 		AdminPets:       models.NewPetStore(PrimaryOnly(db)),
 		AdminCategories: models.NewCategoryStore(PrimaryOnly(db)),
+		Audit:           models.NewAuditStore(PrimaryOnly(db)),
 
 		ProductionURL: cfg.ProductionURL,
 		StagingURL:    cfg.StagingURL,

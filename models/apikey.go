@@ -142,3 +142,10 @@ func addAll(errs *fieldErrors, err error) {
 		errs.add(e)
 	}
 }
+
+// auditFields are what the audit log keeps of a key: never its hash.
+func (k *APIKey) auditFields() Fields {
+	return Fields{"name": k.Name, "client": k.ClientID, "plan": k.Plan, "scopes": k.Scopes.Strings(),
+		"perMinute": k.PerMinute, "perDay": k.PerDay, "expiresAt": k.ExpiresAt, "revokedAt": k.RevokedAt,
+		"bannedUntil": k.BannedUntil}
+}

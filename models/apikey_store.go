@@ -79,8 +79,8 @@ func (s *APIKeyStore) Create(ctx context.Context, n NewAPIKey) (*APIKey, string,
 	var plain string
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if k.ClientID == 0 {
-			c := Client{Name: k.Name}
-			if err := tx.Create(&c).Error; err != nil {
+			c, err := createClient(tx, Client{Name: k.Name})
+			if err != nil {
 				return err
 			}
 			k.ClientID = c.ID
@@ -95,7 +95,10 @@ func (s *APIKeyStore) Create(ctx context.Context, n NewAPIKey) (*APIKey, string,
 			plain = generateKey()
 			k.ID, k.Prefix, k.Hash = 0, plain[:prefixLen], hashHex(plain)
 			err := tx.Transaction(func(tx *gorm.DB) error { return tx.Create(&k).Error })
-			if err == nil || !errors.Is(err, gorm.ErrDuplicatedKey) || trial == createTrials {
+			if err == nil {
+				return recordChange(tx, Change{Object: ObjectAPIKey, ID: k.ID, Name: k.Name, Action: AuditCreate, After: k.auditFields()})
+			}
+			if !errors.Is(err, gorm.ErrDuplicatedKey) || trial == createTrials {
 				return err
 			}
 		}
@@ -166,7 +169,7 @@ func (s *APIKeyStore) Find(ctx context.Context, pk PresentedKey) (APIKey, error)
 
 // Revoke ends a key for good; revoking a revoked key keeps its first revocation time.
 func (s *APIKeyStore) Revoke(ctx context.Context, id int64) (*APIKey, error) {
-	return s.update(ctx, id, map[string]any{"revoked_at": s.stamp()}, "revoked_at IS NULL")
+	return s.update(ctx, id, AuditRevoke, map[string]any{"revoked_at": s.stamp()}, "revoked_at IS NULL")
 }
 
 // SetPlan moves a key to another plan; perMinute and perDay are required for enterprise and
@@ -176,7 +179,7 @@ func (s *APIKeyStore) SetPlan(ctx context.Context, id int64, plan string, perMin
 	if err != nil {
 		return nil, err
 	}
-	return s.update(ctx, id, map[string]any{"plan": p, "per_minute": limits.PerMinute, "per_day": limits.PerDay}, "")
+	return s.update(ctx, id, AuditUpdate, map[string]any{"plan": p, "per_minute": limits.PerMinute, "per_day": limits.PerDay}, "")
 }
 
 // SetScopes replaces a key's scopes by the named ones (at least one).
@@ -185,18 +188,20 @@ func (s *APIKeyStore) SetScopes(ctx context.Context, id int64, scopes []string) 
 	if err != nil {
 		return nil, err
 	}
-	return s.update(ctx, id, map[string]any{"scopes": set}, "")
+	return s.update(ctx, id, AuditUpdate, map[string]any{"scopes": set}, "")
 }
 
 // Unban lifts a temporary ban at once, and forgives the refusals that led to it; a key that is
 // not banned is left as it is.
 func (s *APIKeyStore) Unban(ctx context.Context, id int64) (*APIKey, error) {
-	return s.update(ctx, id, map[string]any{"banned_until": nil, "unbans": gorm.Expr("unbans + 1")}, "banned_until IS NOT NULL")
+	return s.update(ctx, id, AuditUnban, map[string]any{"banned_until": nil, "unbans": gorm.Expr("unbans + 1")}, "banned_until IS NOT NULL")
 }
 
 // Ban bans a key until the given time, unless it is already banned; it returns the key with
-// the ban that holds, so instances that decide to ban at once agree on its end.
+// the ban that holds, so instances that decide to ban at once agree on its end. The audit log
+// records the rate limiter as the one who banned.
 func (s *APIKeyStore) Ban(ctx context.Context, id int64, until time.Time) (*APIKey, error) {
+	ctx = WithActor(ctx, ActorRateLimiter)
 	k, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -204,14 +209,19 @@ func (s *APIKeyStore) Ban(ctx context.Context, id int64, until time.Time) (*APIK
 	if k.Banned(s.now()) {
 		return k, nil
 	}
-	return s.update(ctx, id, map[string]any{"banned_until": until.UTC().Truncate(time.Microsecond)}, "banned_until IS NULL OR banned_until <= ?", s.stamp())
+	return s.update(ctx, id, AuditBan, map[string]any{"banned_until": until.UTC().Truncate(time.Microsecond)}, "banned_until IS NULL OR banned_until <= ?", s.stamp())
 }
 
-// update changes one key's columns (only where cond holds, when given) and announces the change,
-// then reads the key back.
-func (s *APIKeyStore) update(ctx context.Context, id int64, cols map[string]any, cond string, args ...any) (*APIKey, error) {
+// update changes one key's columns (only where cond holds, when given), records the change as
+// action in the audit log and announces it, then reads the key back.
+func (s *APIKeyStore) update(ctx context.Context, id int64, action string, cols map[string]any, cond string, args ...any) (*APIKey, error) {
 	changed := false
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var k APIKey
+		if err := tx.Clauses(forUpdate).Take(&k, id).Error; err != nil {
+			return storeError(err, "API key "+strconv.FormatInt(id, 10)+" not found")
+		}
+		before := k.auditFields()
 		q := tx.Model(&APIKey{}).Where("id = ?", id)
 		if cond != "" {
 			q = q.Where(cond, args...)
@@ -221,6 +231,13 @@ func (s *APIKeyStore) update(ctx context.Context, id int64, cols map[string]any,
 			return res.Error
 		}
 		changed = true
+		k = APIKey{}
+		if err := tx.Take(&k, id).Error; err != nil {
+			return err
+		}
+		if err := recordChange(tx, Change{Object: ObjectAPIKey, ID: k.ID, Name: k.Name, Action: action, Before: before, After: k.auditFields()}); err != nil {
+			return err
+		}
 		if tx.Dialector.Name() == "postgres" {
 			return tx.Exec(notifyKeyChange, strconv.FormatInt(id, 10)).Error
 		}

@@ -47,7 +47,12 @@ func (s *CategoryStore) Create(ctx context.Context, name string) (*Category, err
 		return nil, verr
 	}
 	c := Category{Name: name}
-	err := s.db.WithContext(ctx).Create(&c).Error
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&c).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectCategory, ID: c.ID, Name: c.Name, Action: AuditCreate, After: Fields{"name": c.Name}})
+	})
 	return &c, categoryWriteError(err, name)
 }
 
@@ -57,13 +62,22 @@ func (s *CategoryStore) Rename(ctx context.Context, id int64, name string) (*Cat
 	if verr != nil {
 		return nil, verr
 	}
-	c, err := s.Get(ctx, id)
+	var c Category
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(forUpdate).Take(&c, id).Error; err != nil {
+			return storeError(err, "category not found")
+		}
+		before := Fields{"name": c.Name}
+		c.Name = name
+		if err := tx.Model(&c).Update("name", name).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectCategory, ID: c.ID, Name: c.Name, Action: AuditUpdate, Before: before, After: Fields{"name": c.Name}})
+	})
 	if err != nil {
-		return nil, err
+		return nil, categoryWriteError(err, name)
 	}
-	c.Name = name
-	err = s.db.WithContext(ctx).Model(c).Update("name", name).Error
-	return c, categoryWriteError(err, name)
+	return &c, nil
 }
 
 func categoryWriteError(err error, name string) error {

@@ -69,10 +69,23 @@ func (s *ClientStore) Create(ctx context.Context, n NewClient) (*Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.db.WithContext(ctx).Create(&c).Error; err != nil {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		c, err = createClient(tx, c)
+		return err
+	})
+	if err != nil {
 		return nil, storeError(err, "")
 	}
 	return &c, nil
+}
+
+// createClient stores a client in tx and records it in the audit log.
+func createClient(tx *gorm.DB, c Client) (Client, error) {
+	if err := tx.Create(&c).Error; err != nil {
+		return c, err
+	}
+	return c, recordChange(tx, Change{Object: ObjectClient, ID: c.ID, Name: c.Name, Action: AuditCreate,
+		After: Fields{"name": c.Name, "email": c.Email}})
 }
 
 // Get returns one client.

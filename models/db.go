@@ -74,12 +74,3 @@ func (t Then[T]) run(tx *gorm.DB, v *T) error {
 	}
 	return t(tx, v)
 }
-
-// transaction runs fn in a transaction when there is work to add to it; a change that is a
-// single statement needs none otherwise.
-func (t Then[T]) transaction(db *gorm.DB, fn func(tx *gorm.DB) error) error {
-	if t == nil {
-		return fn(db)
-	}
-	return db.Transaction(fn)
-}

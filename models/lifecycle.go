@@ -142,6 +142,18 @@ func apply(a Action, o *Order, p *Pet, actor string, at time.Time) (StatusChange
 // order keeps it pending, a delivered one keeps it sold.
 var ordersThatHoldAPet = []OrderStatus{OrderPlaced, OrderApproved, OrderDelivered}
 
+// HoldingOrder returns, of a pet's orders, the one that decides its status (see
+// ordersThatHoldAPet), or nil when staff may set the status by hand.
+func HoldingOrder(orders []Order) *Order {
+	var holder *Order
+	for i := range orders {
+		if allows(ordersThatHoldAPet, orders[i].Status) && (holder == nil || orders[i].ID > holder.ID) {
+			holder = &orders[i]
+		}
+	}
+	return holder
+}
+
 // setByHand changes a pet's status outside any order, as staff do in the admin pages and clients
 // with PATCH. holder is the pet's order in one of ordersThatHoldAPet, if any. While a live order
 // holds the pet, the order's own actions (approve, deliver, cancel) are the way to move it; a pet

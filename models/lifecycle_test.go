@@ -85,14 +85,28 @@ func TestSetByHandRefusesAPetAnOrderHolds(t *testing.T) {
 }
 
 func TestNewOrderValidate(t *testing.T) {
+	now := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
 	ship := time.Date(2026, 12, 1, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))
-	o, err := NewOrder{PetID: ptr[int64](4), ShipDate: &ship}.Validate()
+	o, err := NewOrder{PetID: ptr[int64](4), ShipDate: &ship}.Validate(now)
 	if err != nil || o.PetID != 4 || o.Quantity != 1 || !o.ShipDate.Equal(ship.Truncate(time.Microsecond)) || o.ShipDate.Location() != time.UTC {
 		t.Fatalf("valid order: %+v %v", o, err)
 	}
-	_, err = NewOrder{PetID: ptr[int64](0), Quantity: ptr[int32](2)}.Validate()
+	_, err = NewOrder{PetID: ptr[int64](0), Quantity: ptr[int32](2)}.Validate(now)
 	if e, ok := err.(*Error); !ok || e.Code != EValidation || e.Field != "petId" || ErrorMessage(err) != "petId: must be a positive integer; quantity: must be 1 (an order is for one animal), got 2" {
 		t.Fatalf("bad order: %v", err)
+	}
+	// A ship date is refused before the current UTC day, and accepted from its first instant.
+	for ship, ok := range map[time.Time]bool{
+		time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC):                        true,
+		time.Date(2026, 11, 22, 23, 59, 59, 0, time.UTC):                     false,
+		time.Date(2026, 11, 23, 1, 0, 0, 0, time.FixedZone("EET", 2*3600)):   false,
+		time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC):                          false,
+		time.Date(2026, 11, 22, 20, 0, 0, 0, time.FixedZone("EST", -5*3600)): true,
+	} {
+		_, err := NewOrder{PetID: ptr[int64](4), ShipDate: &ship}.Validate(now)
+		if ok != (err == nil) || (!ok && (ErrorCode(err) != EValidation || FieldMessages(err)["shipDate"] == "")) {
+			t.Errorf("ship date %s on 2026-11-23: %v, want accepted %v", ship, err, ok)
+		}
 	}
 	if _, err := ParseOrderStatus("status", "sold"); ErrorCode(err) != EValidation {
 		t.Fatalf("ParseOrderStatus(sold): %v", err)

@@ -12,6 +12,7 @@ import (
 var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
 	&Order{}, &StatusChange{}, &IdempotencyRecord{},
 	&Staff{},
+	&AuditEntry{},
 }
 
 // migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once

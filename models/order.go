@@ -56,6 +56,11 @@ func (w Owner) placedBy() *int64 {
 	return &id
 }
 
+// auditFields are what the audit log keeps of an order (its quantity is always 1).
+func (o *Order) auditFields() Fields {
+	return Fields{"petId": o.PetID, "status": o.Status, "shipDate": o.ShipDate}
+}
+
 // Actions lists what staff may do with the order now (see AllowedActions).
 func (o *Order) Actions() []Action { return AllowedActions(o.Status) }
 
@@ -67,8 +72,9 @@ type NewOrder struct {
 }
 
 // Validate checks every field and returns the order to place; quantity defaults to 1, the
-// only quantity there is for one animal. The pet's existence and status are checked by Place.
-func (n NewOrder) Validate() (Order, error) {
+// only quantity there is for one animal, and a ship date may not be before now's UTC day. The
+// pet's existence and status are checked by Place.
+func (n NewOrder) Validate(now time.Time) (Order, error) {
 	o := Order{Quantity: 1}
 	var errs fieldErrors
 	switch {
@@ -84,6 +90,9 @@ func (n NewOrder) Validate() (Order, error) {
 	}
 	if n.ShipDate != nil {
 		d := n.ShipDate.UTC().Truncate(time.Microsecond)
+		if today := now.UTC().Truncate(24 * time.Hour); d.Before(today) {
+			errs.add(FieldError("shipDate", "must not be before today (%s, UTC)", today.Format(time.DateOnly)))
+		}
 		o.ShipDate = &d
 	}
 	return o, errs.err()
@@ -121,12 +130,12 @@ var forUpdate = clause.Locking{Strength: clause.LockingStrengthUpdate}
 // available, a conflict. The order belongs to by's client (to none when staff place it). then,
 // when given, runs in the same transaction.
 func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor string, then Then[Order]) (*Order, error) {
-	o, err := n.Validate()
+	o, err := n.Validate(s.db.NowFunc())
 	if err != nil {
 		return nil, err
 	}
 	o.ClientID = by.placedBy()
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		p, err := lockPet(tx, o.PetID)
 		if err != nil {
 			return err
@@ -141,6 +150,9 @@ func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor stri
 			return err
 		}
 		change.OrderID = &o.ID
+		if err := recordChange(tx, Change{Object: ObjectOrder, ID: o.ID, Name: p.Name, Action: string(ActionPlace), After: o.auditFields()}); err != nil {
+			return err
+		}
 		if err := record(tx, p, &change); err != nil {
 			return err
 		}
@@ -192,7 +204,7 @@ func (s *OrderStore) apply(ctx context.Context, id int64, by Owner, a Action, ac
 		return nil, Errorf(EInternal, "Apply cannot place an order; use Place")
 	}
 	var o Order
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		if err := by.scope(tx.Clauses(forUpdate)).Take(&o, id).Error; err != nil {
 			return storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
 		}
@@ -207,8 +219,12 @@ func (s *OrderStore) apply(ctx context.Context, id int64, by Owner, a Action, ac
 		if err != nil {
 			return err
 		}
+		before := o.auditFields()
 		change, err := apply(a, &o, p, actor, tx.NowFunc())
 		if err != nil {
+			return err
+		}
+		if err := recordChange(tx, Change{Object: ObjectOrder, ID: o.ID, Name: p.Name, Action: string(a), Before: before, After: o.auditFields()}); err != nil {
 			return err
 		}
 		err = tx.Model(&Order{ID: o.ID}).Updates(map[string]any{
@@ -284,10 +300,20 @@ func lockPet(tx *gorm.DB, id int64) (*Pet, error) {
 	return &p, nil
 }
 
-// record stores a pet's new status, when it changed, and the change itself.
+// record stores a pet's new status, when it changed, and the change itself, in the status
+// history and in the audit log (a status that follows an order's action is an update of the pet).
 func record(tx *gorm.DB, p *Pet, change *StatusChange) error {
 	if change.PetFrom != change.PetTo {
 		err := tx.Model(&Pet{ID: p.ID}).Updates(map[string]any{"status": p.Status, "updated_at": p.UpdatedAt}).Error
+		if err != nil {
+			return err
+		}
+		action := AuditUpdate
+		if change.Action == ActionSetStatus {
+			action = string(ActionSetStatus)
+		}
+		err = recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: action,
+			Before: Fields{"status": change.PetFrom}, After: Fields{"status": change.PetTo}})
 		if err != nil {
 			return err
 		}

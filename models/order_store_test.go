@@ -15,8 +15,8 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		pets, orders := models.NewPetStore(db), models.NewOrderStore(db)
-		ctx := context.Background()
-		ship := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		ctx := models.WithActor(context.Background(), models.ActorCLI)
+		ship := time.Now().UTC().AddDate(0, 0, 30).Truncate(time.Hour)
 		var placed []*models.Order
 		for i := range 3 {
 			name, cat := "Pet", int64(1)
@@ -81,7 +81,7 @@ func TestOrdersAreSeenOnlyByTheClientThatPlacedThemAndByStaff(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		pets, orders, clients := models.NewPetStore(db), models.NewOrderStore(db), models.NewClientStore(db)
-		ctx := context.Background()
+		ctx := models.WithActor(context.Background(), "test")
 		a, err := clients.Create(ctx, models.NewClient{Name: "A"})
 		if err != nil {
 			t.Fatal(err)

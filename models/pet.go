@@ -49,6 +49,11 @@ type Pet struct {
 	DeletedAt  gorm.DeletedAt
 }
 
+// auditFields are what the audit log keeps of a pet.
+func (p *Pet) auditFields() Fields {
+	return Fields{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status}
+}
+
 // NewPet is what a user gives to add a pet. Nil means the field was not given.
 type NewPet struct {
 	Name       *string
@@ -195,8 +200,11 @@ func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, 
 	if err != nil {
 		return nil, err
 	}
-	err = then.transaction(s.db.WithContext(ctx), func(tx *gorm.DB) error {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Omit("Category").Create(&p).Error; err != nil {
+			return err
+		}
+		if err := recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditCreate, After: p.auditFields()}); err != nil {
 			return err
 		}
 		return then.run(tx, &p)

@@ -54,7 +54,7 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 		return nil, err
 	}
 	var pet *Pet
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		p, err := lockPet(tx, id)
 		if err != nil {
 			return err
@@ -63,6 +63,7 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 		if err := match.check(p); err != nil {
 			return err
 		}
+		before := p.auditFields()
 		now := tx.NowFunc()
 		fields := map[string]any{}
 		if pp.Name != nil && want.Name != p.Name {
@@ -74,6 +75,12 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 		if len(fields) > 0 {
 			p.UpdatedAt, fields["updated_at"] = now, now
 			if err := tx.Model(&Pet{ID: id}).Updates(fields).Error; err != nil {
+				return err
+			}
+			// The status, when it changes too, is recorded on its own (record, as set_status).
+			after := p.auditFields()
+			after["status"] = before["status"]
+			if err := recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditUpdate, Before: before, After: after}); err != nil {
 				return err
 			}
 		}
@@ -106,7 +113,7 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 // live order holds is refused with a conflict; match as for Patch. The deletion is recorded in
 // the pet's history under actor.
 func (s *PetStore) Delete(ctx context.Context, id int64, actor string, match Match) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		p, err := lockPet(tx, id)
 		if err != nil {
 			return err
@@ -131,7 +138,7 @@ func (s *PetStore) Delete(ctx context.Context, id int64, actor string, match Mat
 // actor. Restoring a pet that is not deleted changes nothing.
 func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, error) {
 	var p Pet
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Unscoped().Clauses(forUpdate).Take(&p, id).Error; err != nil {
 			return storeError(err, petNotFound(id))
 		}
@@ -146,12 +153,19 @@ func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, e
 	return &p, nil
 }
 
-// markDeleted deletes or restores p and records it in p's history.
+// markDeleted deletes or restores p and records it in p's history and in the audit log.
 func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at time.Time) error {
 	p.DeletedAt = gorm.DeletedAt{Time: at, Valid: deleted}
 	p.UpdatedAt = at
 	err := tx.Unscoped().Model(&Pet{ID: p.ID}).Updates(map[string]any{"deleted_at": p.DeletedAt, "updated_at": at}).Error
 	if err != nil {
+		return err
+	}
+	c := Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditDelete, Before: p.auditFields()}
+	if !deleted {
+		c.Action, c.Before, c.After = AuditRestore, nil, p.auditFields()
+	}
+	if err := recordChange(tx, c); err != nil {
 		return err
 	}
 	change := StatusChange{PetID: p.ID, Action: a, PetFrom: p.Status, PetTo: p.Status, Actor: actor, CreatedAt: at}

@@ -20,7 +20,7 @@ func samePet(a, b *models.Pet) bool {
 
 func mustCreate(t *testing.T, pets *models.PetStore, name string, cat int64) *models.Pet {
 	t.Helper()
-	p, err := pets.Create(context.Background(), models.NewPet{Name: &name, CategoryID: &cat}, nil)
+	p, err := pets.Create(models.WithActor(context.Background(), models.ActorCLI), models.NewPet{Name: &name, CategoryID: &cat}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func mustCreate(t *testing.T, pets *models.PetStore, name string, cat int64) *mo
 func TestKeysetPagesWalkEveryOrderBothWays(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		pets := models.NewPetStore(openDB(t, store))
-		ctx := context.Background()
+		ctx := models.WithActor(context.Background(), models.ActorCLI)
 		var all []models.Pet
 		for i := range 11 {
 			all = append(all, *mustCreate(t, pets, []string{"bee", "ant", "cat", "ant"}[i%4], 1))
@@ -99,7 +99,7 @@ func TestPatchFollowsTheRulesOfCreationAndChangesNothingWhenRefused(t *testing.T
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		pets, orders := models.NewPetStore(db), models.NewOrderStore(db)
-		ctx := context.Background()
+		ctx := models.WithActor(context.Background(), models.ActorCLI)
 		p := mustCreate(t, pets, "Rex", 1)
 
 		got, err := pets.Patch(ctx, p.ID, models.PetPatch{Name: ptr("  Max  "), CategoryID: ptr[int64](2)}, "api-key:1", nil)
@@ -163,7 +163,7 @@ func TestDeleteKeepsOrdersAndHistoryAndRestoreUndoesIt(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		pets, orders := models.NewPetStore(db), models.NewOrderStore(db)
-		ctx := context.Background()
+		ctx := models.WithActor(context.Background(), models.ActorCLI)
 		p := mustCreate(t, pets, "Rex", 1)
 		mustCreate(t, pets, "Other", 1)
 		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, models.StaffOwner, "test", nil)

@@ -15,7 +15,7 @@ func TestPetListFiltersAndPages(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		pets := models.NewPetStore(db)
-		ctx := context.Background()
+		ctx := models.WithActor(context.Background(), models.ActorCLI)
 		names := []string{"Rex", "rexy", "Tom", "100%_Dog", "100 Dogs", `Back\slash`}
 		var ids []int64
 		for i, name := range names {

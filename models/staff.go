@@ -55,10 +55,22 @@ type Staff struct {
 	PasswordHash string `gorm:"size:100;not null"`
 	Role         Role   `gorm:"size:16;not null"`
 	// DisabledAt is set while the account may not log in; its sessions end at their next request.
-	DisabledAt  *time.Time
-	LastLoginAt *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	DisabledAt *time.Time
+	// MustChangePassword is set by an admin's reset: the account's one-time password opens only
+	// the page that changes it.
+	MustChangePassword bool `gorm:"not null;default:false"`
+	// PasswordChangedAt is when the password last changed; sessions started before it end at
+	// their next request.
+	PasswordChangedAt *time.Time
+	LastLoginAt       *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// auditFields are what the audit log keeps of an account: never its password or its hash.
+func (s *Staff) auditFields() Fields {
+	return Fields{"username": s.Username, "role": s.Role, "disabled": !s.Active(),
+		"mustChangePassword": s.MustChangePassword, "passwordChangedAt": s.PasswordChangedAt}
 }
 
 // Active reports whether the account may log in.
@@ -160,7 +172,12 @@ func (s *StaffStore) Create(ctx context.Context, n NewStaff) (*Staff, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.WithContext(ctx).Create(&st).Error
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&st).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectStaff, ID: st.ID, Name: st.Username, Action: AuditCreate, After: st.auditFields()})
+	})
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return nil, &Error{Code: EConflict, Field: "username",
 			Message: "username: " + strconv.Quote(st.Username) + " is already taken"}
@@ -211,31 +228,135 @@ func (s *StaffStore) SetDisabled(ctx context.Context, id int64, disabled bool, a
 	var st *Staff
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		st, err = (&StaffStore{db: tx, cost: s.cost}).Get(ctx, id)
+		st, err = lockStaff(tx, id)
 		if err != nil {
 			return err
 		}
-		if !disabled {
-			st.DisabledAt = nil
-			return tx.Model(st).Update("disabled_at", nil).Error
-		}
-		if id == actorID {
-			return Errorf(EConflict, "you cannot disable your own account")
-		}
-		if st.IsAdmin() && st.Active() {
-			var admins int64
-			if err := tx.Model(&Staff{}).Where("role = ? AND disabled_at IS NULL", RoleAdmin).Count(&admins).Error; err != nil {
+		before := st.auditFields()
+		action := AuditEnable
+		if disabled {
+			action = AuditDisable
+			if err := mayDisable(tx, st, actorID); err != nil {
 				return err
 			}
-			if admins <= 1 {
-				return Errorf(EConflict, "%s is the last active admin", st.Username)
+			if st.DisabledAt == nil {
+				now := tx.NowFunc()
+				st.DisabledAt = &now
 			}
+		} else {
+			st.DisabledAt = nil
 		}
-		if st.DisabledAt == nil {
-			now := tx.NowFunc()
-			st.DisabledAt = &now
+		if err := tx.Model(st).Update("disabled_at", st.DisabledAt).Error; err != nil {
+			return err
 		}
-		return tx.Model(st).Update("disabled_at", st.DisabledAt).Error
+		return recordChange(tx, Change{Object: ObjectStaff, ID: st.ID, Name: st.Username, Action: action, Before: before, After: st.auditFields()})
+	})
+	if err != nil {
+		return nil, storeError(err, "")
+	}
+	return st, nil
+}
+
+// mayDisable refuses to disable the person asking or the last active admin: either would lock
+// the admins out.
+func mayDisable(tx *gorm.DB, st *Staff, actorID int64) error {
+	if st.ID == actorID {
+		return Errorf(EConflict, "You cannot disable your own account; another admin can.")
+	}
+	if !st.IsAdmin() || !st.Active() {
+		return nil
+	}
+	var admins int64
+	if err := tx.Model(&Staff{}).Where("role = ? AND disabled_at IS NULL", RoleAdmin).Count(&admins).Error; err != nil {
+		return err
+	}
+	if admins <= 1 {
+		return Errorf(EConflict, "%s is the last active admin, so disabling the account would leave nobody to manage staff. Make another account an admin first.", st.Username)
+	}
+	return nil
+}
+
+// lockStaff reads an account and locks it until the transaction ends.
+func lockStaff(tx *gorm.DB, id int64) (*Staff, error) {
+	var st Staff
+	if err := tx.Clauses(forUpdate).Take(&st, id).Error; err != nil {
+		return nil, storeError(err, "staff member "+strconv.FormatInt(id, 10)+" not found")
+	}
+	return &st, nil
+}
+
+// ErrWrongPassword refuses a password change whose current password is wrong.
+var ErrWrongPassword = &Error{Code: EValidation, Field: "current", Message: "current: that is not your current password"}
+
+// ChangePassword sets a new password for the account's owner, who must give the current one. It
+// clears a reset's must-change mark and ends the account's other sessions (PasswordChangedAt).
+func (s *StaffStore) ChangePassword(ctx context.Context, id int64, current, password string) (*Staff, error) {
+	st, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(st.PasswordHash), []byte(current)) != nil {
+		return nil, ErrWrongPassword
+	}
+	if verr := validPassword("password", password); verr != nil {
+		return nil, verr
+	}
+	if password == current {
+		return nil, FieldError("password", "must differ from your current password")
+	}
+	return s.setPassword(ctx, id, password, false, AuditChangePassword)
+}
+
+// ResetPassword gives another account a one-time password, returned to be shown once, which
+// must be changed at the next login; the account's sessions end. Admins change their own
+// password with ChangePassword, which asks for the current one.
+func (s *StaffStore) ResetPassword(ctx context.Context, id, actorID int64) (*Staff, string, error) {
+	if id == actorID {
+		return nil, "", Errorf(EConflict, "You cannot reset your own password here; change it on your account page, with your current password.")
+	}
+	password := GeneratePassword()
+	st, err := s.setPassword(ctx, id, password, true, AuditResetPassword)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, password, nil
+}
+
+// SetPassword sets an account's password from the command line (for an admin who is locked out,
+// say); the account's sessions end.
+func (s *StaffStore) SetPassword(ctx context.Context, username, password string) (*Staff, error) {
+	if verr := validPassword("password", password); verr != nil {
+		return nil, verr
+	}
+	var st Staff
+	name := strings.ToLower(strings.TrimSpace(username))
+	if err := s.db.WithContext(ctx).Where("username = ?", name).Take(&st).Error; err != nil {
+		return nil, storeError(err, "no staff account named "+strconv.Quote(name))
+	}
+	return s.setPassword(ctx, st.ID, password, false, AuditSetPassword)
+}
+
+// setPassword stores a new password hash (bcrypt at the store's cost, as for a new account) and
+// records it.
+func (s *StaffStore) setPassword(ctx context.Context, id int64, password string, mustChange bool, action string) (*Staff, error) {
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
+	if err != nil {
+		return nil, err
+	}
+	var st *Staff
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if st, err = lockStaff(tx, id); err != nil {
+			return err
+		}
+		before := st.auditFields()
+		now := tx.NowFunc()
+		st.PasswordHash, st.MustChangePassword, st.PasswordChangedAt = string(hash), mustChange, &now
+		err := tx.Model(st).Updates(map[string]any{"password_hash": st.PasswordHash,
+			"must_change_password": mustChange, "password_changed_at": now}).Error
+		if err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectStaff, ID: st.ID, Name: st.Username, Action: action, Before: before, After: st.auditFields()})
 	})
 	if err != nil {
 		return nil, storeError(err, "")

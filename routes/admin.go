@@ -2,10 +2,14 @@ package routes
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -13,9 +17,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gofiber/fiber/v2/middleware/session"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/models/ratelimit"
-	"github.com/petstore/petstore/static"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
 )
@@ -24,6 +28,9 @@ import (
 const (
 	sessStaffID = "staff_id"
 	sessFlash   = "flash"
+	// sessPasswordAt is the account's PasswordChangedAt when the session started (Unix
+	// microseconds, 0 for never): a password changed since ends the session.
+	sessPasswordAt = "password_at"
 )
 
 // Codes only the admin pages produce.
@@ -38,6 +45,7 @@ type admin struct {
 	orders   *models.OrderStore
 	keys     *models.APIKeyStore
 	clients  *models.ClientStore
+	audit    *models.AuditStore
 	limiter  ratelimit.Limiter
 	now      func() time.Time
 	sessions *session.Store
@@ -68,6 +76,7 @@ func newAdmin(d Deps) *admin {
 		orders:   d.Orders,
 		keys:     d.Keys,
 		clients:  d.Clients,
+		audit:    d.Audit,
 		limiter:  d.Limiter,
 		now:      d.Now,
 		sessions: store,
@@ -81,12 +90,20 @@ type meLocal struct{}
 
 type flashLocal struct{}
 
-// adminCSRF checks the token of every form post against the one kept in the session; forms put
-// it in the field _csrf (views.CSRFField).
+// csrfCookie holds the CSRF token in the browser; forms post it back in the field _csrf
+// (views.CSRFField).
+const csrfCookie = "petstore_csrf"
+
+var errCSRF = &models.Error{Code: codeForbidden, Message: "This form has expired or did not come from this site. Go back, reload the page and try again."}
+
+// csrf checks the token of every form post. A signed-in staff member's token is kept in their
+// session (fiber's csrf middleware, which keeps its tokens on the server). A visitor without
+// one, on the login form, gets the token in a cookie only and posts it back (a double submit):
+// reading the login page stores nothing on the server, however often it is read.
 func (a *admin) csrf() fiber.Handler {
-	return csrf.New(csrf.Config{
+	inSession := csrf.New(csrf.Config{
 		KeyLookup:         "form:_csrf",
-		CookieName:        "petstore_csrf",
+		CookieName:        csrfCookie,
 		CookiePath:        "/admin",
 		CookieHTTPOnly:    true,
 		CookieSameSite:    "Lax",
@@ -94,10 +111,56 @@ func (a *admin) csrf() fiber.Handler {
 		Expiration:        a.sessions.Expiration,
 		Session:           a.sessions,
 		ContextKey:        csrfLocal{},
-		ErrorHandler: func(c *fiber.Ctx, err error) error {
-			return &models.Error{Code: codeForbidden, Message: "This form has expired or did not come from this site. Go back, reload the page and try again."}
-		},
+		ErrorHandler:      func(*fiber.Ctx, error) error { return errCSRF },
 	})
+	return func(c *fiber.Ctx) error {
+		sess, err := a.sessions.Get(c)
+		if err != nil {
+			return err
+		}
+		if id, _ := sess.Get(sessStaffID).(int64); id != 0 {
+			return inSession(c)
+		}
+		return anonymousCSRF(c)
+	}
+}
+
+// anonymousCSRF is the double-submit check for visitors without a session: the form's token
+// must equal the cookie's, which another site can neither read nor set. Over TLS the post must
+// also come from this site's own pages (its Referer), as fiber's middleware requires.
+func anonymousCSRF(c *fiber.Ctx) error {
+	token := c.Cookies(csrfCookie)
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions, fiber.MethodTrace:
+		if !csrfTokenShape.MatchString(token) {
+			token = newCSRFToken()
+			c.Cookie(&fiber.Cookie{Name: csrfCookie, Value: token, Path: "/admin", HTTPOnly: true, SameSite: "Lax", SessionOnly: true})
+		}
+	default:
+		if c.Protocol() == "https" && !sameOriginReferer(c) {
+			return errCSRF
+		}
+		posted := c.FormValue("_csrf")
+		if token == "" || subtle.ConstantTimeCompare([]byte(posted), []byte(token)) != 1 {
+			return errCSRF
+		}
+	}
+	c.Locals(csrfLocal{}, utils.CopyString(token))
+	return c.Next()
+}
+
+var csrfTokenShape = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+
+// newCSRFToken returns 256 random bits, URL-safe.
+func newCSRFToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func sameOriginReferer(c *fiber.Ctx) bool {
+	u, err := url.Parse(strings.ToLower(c.Get(fiber.HeaderReferer)))
+	return err == nil && u.Scheme == c.Protocol() && u.Host == c.Hostname()
 }
 
 // adminResponses sets what every admin response needs: pages show private data, so no cache
@@ -142,7 +205,7 @@ func (a *admin) requireStaff(c *fiber.Ctx) error {
 		return toLogin(c)
 	}
 	st, err := a.staff.Get(c.UserContext(), id)
-	if models.ErrorCode(err) == models.ENotFound || (err == nil && !st.Active()) {
+	if models.ErrorCode(err) == models.ENotFound || (err == nil && (!st.Active() || sessionPasswordAt(sess) != passwordAt(st))) {
 		if err := sess.Destroy(); err != nil {
 			return err
 		}
@@ -150,6 +213,10 @@ func (a *admin) requireStaff(c *fiber.Ctx) error {
 	}
 	if err != nil {
 		return err
+	}
+	// A one-time password opens only the page that replaces it (and logging out).
+	if st.MustChangePassword && c.Path() != "/admin/account" && c.Path() != "/admin/account/password" && c.Path() != "/admin/logout" {
+		return c.Redirect("/admin/account", fiber.StatusSeeOther)
 	}
 	if flash, _ := sess.Get(sessFlash).(string); flash != "" {
 		sess.Delete(sessFlash)
@@ -159,7 +226,40 @@ func (a *admin) requireStaff(c *fiber.Ctx) error {
 		c.Locals(flashLocal{}, flash)
 	}
 	c.Locals(meLocal{}, st)
+	c.SetUserContext(models.WithActor(c.UserContext(), models.StaffActor(st.Username)))
 	return c.Next()
+}
+
+// passwordAt is when the account's password last changed, as sessions keep it.
+func passwordAt(st *models.Staff) int64 {
+	if st.PasswordChangedAt == nil {
+		return 0
+	}
+	return st.PasswordChangedAt.UnixMicro()
+}
+
+func sessionPasswordAt(sess *session.Session) int64 {
+	at, _ := sess.Get(sessPasswordAt).(int64)
+	return at
+}
+
+// startSession gives the browser a new session id for st, dropping the old one and everything
+// kept under it (its CSRF token included), so an id planted before (session fixation) is worth
+// nothing after.
+func (a *admin) startSession(c *fiber.Ctx, st *models.Staff, flash string) error {
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return err
+	}
+	if err := sess.Reset(); err != nil {
+		return err
+	}
+	sess.Set(sessStaffID, st.ID)
+	sess.Set(sessPasswordAt, passwordAt(st))
+	if flash != "" {
+		sess.Set(sessFlash, flash)
+	}
+	return sess.Save()
 }
 
 func toLogin(c *fiber.Ctx) error {
@@ -259,17 +359,4 @@ func adminError(c *fiber.Ctx, err error, body Error) error {
 	}
 	c.Status(body.Status)
 	return render(c, views.ErrorPage(page(c, e.Title, ""), e))
-}
-
-// serveStatic serves the embedded files under their content-hashed names: a name changes
-// whenever its content does, so browsers may keep each one for a year.
-func serveStatic(c *fiber.Ctx) error {
-	a, ok := static.Lookup(c.Params("file"))
-	if !ok {
-		return fiber.ErrNotFound
-	}
-	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
-	c.Set(fiber.HeaderContentType, a.ContentType)
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	return c.Send(a.Body)
 }

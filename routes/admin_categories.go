@@ -2,7 +2,6 @@ package routes
 
 import (
 	"github.com/gofiber/fiber/v2"
-	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
 
@@ -34,24 +33,6 @@ func (a *admin) listCategories(c *fiber.Ctx) error {
 		return err
 	}
 	return a.renderCategories(c, views.CategoriesProps{Rows: rows})
-}
-
-// formRefusal reports whether err is about what was typed, so the form is shown again with it,
-// rather than failing the request.
-func formRefusal(err error) bool {
-	switch models.ErrorCode(err) {
-	case models.EValidation, models.EInvalid, models.EConflict:
-		return true
-	}
-	return false
-}
-
-// fieldMessage is the message shown beside one field for a refused form.
-func fieldMessage(err error, field string) string {
-	if msg := models.FieldMessages(err)[field]; msg != "" {
-		return msg
-	}
-	return models.ErrorMessage(err)
 }
 
 // createCategory adds a category; a refused name comes back beside the field, as typed.
@@ -97,12 +78,4 @@ func (a *admin) renameCategory(c *fiber.Ctx) error {
 	}
 	c.Status(statusOf(err))
 	return a.renderCategories(c, views.CategoriesProps{Rows: rows})
-}
-
-// statusOf is the HTTP status the API answers for err.
-func statusOf(err error) int {
-	if s, ok := statusOfCode[models.ErrorCode(err)]; ok {
-		return s
-	}
-	return fiber.StatusInternalServerError
 }

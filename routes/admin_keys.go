@@ -207,6 +207,9 @@ func (a *admin) renderKey(c *fiber.Ctx, k *models.APIKey, secret string, plan, s
 		return err
 	}
 	d := views.KeyDetailProps{Key: row, Secret: secret, Plan: plan, Scopes: scopes}
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectAPIKey, k.ID); err != nil {
+		return err
+	}
 	return render(c, views.KeyDetail(page(c, k.Name, views.SectionKeys), d))
 }
 

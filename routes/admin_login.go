@@ -140,16 +140,7 @@ func (a *admin) login(c *fiber.Ctx) error {
 	if err := a.throttle.succeed(keys); err != nil {
 		return err
 	}
-	sess, err := a.sessions.Get(c)
-	if err != nil {
-		return err
-	}
-	// Reset drops the old id and everything kept under it (its CSRF token included).
-	if err := sess.Reset(); err != nil {
-		return err
-	}
-	sess.Set(sessStaffID, st.ID)
-	if err := sess.Save(); err != nil {
+	if err := a.startSession(c, st, ""); err != nil {
 		return err
 	}
 	a.log.Info("staff login", "request_id", requestID(c), "username", st.Username, "ip", c.IP())

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -13,16 +14,26 @@ func orderRow(o *models.Order, petName string) views.OrderRow {
 		ShipDate: o.ShipDate, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 }
 
-func historyRows(changes []models.StatusChange) []views.HistoryRow {
+// historyRows writes status changes for the timeline, their actors by name as in the audit log.
+func (a *admin) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]views.HistoryRow, error) {
+	actors := make([]string, len(changes))
+	for i := range changes {
+		actors[i] = changes[i].Actor
+	}
+	names, err := a.audit.Actors(c.UserContext(), actors)
+	if err != nil {
+		return nil, err
+	}
+	admin := currentStaff(c).IsAdmin()
 	out := make([]views.HistoryRow, len(changes))
 	for i, h := range changes {
-		out[i] = views.HistoryRow{At: h.CreatedAt, Actor: h.Actor, Action: string(h.Action),
+		out[i] = views.HistoryRow{At: h.CreatedAt, Actor: actorLink(names[h.Actor], admin), Action: string(h.Action),
 			PetFrom: string(h.PetFrom), PetTo: string(h.PetTo), OrderFrom: string(h.OrderFrom), OrderTo: string(h.OrderTo)}
 		if h.OrderID != nil {
 			out[i].OrderID = *h.OrderID
 		}
 	}
-	return out
+	return out, nil
 }
 
 // listOrders is the orders table: a status filter and keyset pages, in the query string.
@@ -74,7 +85,12 @@ func (a *admin) showOrder(c *fiber.Ctx) error {
 var orderActionLabels = map[models.Action]views.OrderAction{
 	models.ActionApprove: {Action: "approve", Label: "Approve"},
 	models.ActionDeliver: {Action: "deliver", Label: "Mark delivered"},
-	models.ActionCancel:  {Action: "cancel", Label: "Cancel", Danger: true},
+	models.ActionCancel:  {Action: "cancel", Label: "Cancel order", Danger: true, Keep: "Keep the order"},
+}
+
+// orderActionDone says what each action would have made of the order, for a refusal.
+var orderActionDone = map[models.Action]string{
+	models.ActionApprove: "approved", models.ActionDeliver: "marked delivered", models.ActionCancel: "cancelled",
 }
 
 // renderOrder shows an order with exactly the actions its status allows (the lifecycle's own
@@ -93,11 +109,32 @@ func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
 	if err != nil {
 		return err
 	}
-	d := views.OrderDetailProps{Order: orderRow(o, p.Name), History: historyRows(history), Error: refusal}
+	d := views.OrderDetailProps{Order: orderRow(o, p.Name), Error: refusal}
+	if d.History, err = a.historyRows(c, history); err != nil {
+		return err
+	}
 	for _, act := range o.Actions() {
 		d.Actions = append(d.Actions, orderActionLabels[act])
 	}
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectOrder, id); err != nil {
+		return err
+	}
 	return render(c, views.OrderDetail(page(c, "Order #"+strconv.FormatInt(id, 10), views.SectionOrders), d))
+}
+
+// allowedWords lists actions as a sentence says them.
+func allowedWords(acts []models.Action) string {
+	if len(acts) == 0 {
+		return "nothing more"
+	}
+	words := make([]string, len(acts))
+	for i, act := range acts {
+		words[i] = strings.ToLower(orderActionLabels[act].Label)
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // orderAction approves, delivers or cancels an order through the lifecycle's rules; an action
@@ -110,8 +147,14 @@ func (a *admin) orderAction(act models.Action) fiber.Handler {
 		}
 		o, err := a.orders.Apply(c.UserContext(), id, act, models.StaffActor(currentStaff(c).Username))
 		if models.ErrorCode(err) == models.EConflict {
+			// The page was stale: someone else moved the order on. Say so, and show it as it is now.
+			now, gerr := a.orders.Get(c.UserContext(), id, models.StaffOwner)
+			if gerr != nil {
+				return gerr
+			}
 			c.Status(fiber.StatusConflict)
-			return a.renderOrder(c, id, models.ErrorMessage(err))
+			return a.renderOrder(c, id, "Order #"+strconv.FormatInt(id, 10)+" was not "+orderActionDone[act]+
+				": it is "+string(now.Status)+" now, which allows "+allowedWords(now.Actions())+".")
 		}
 		if err != nil {
 			return err

@@ -14,34 +14,6 @@ import (
 // adminPageSize is how many rows an admin table shows at once.
 const adminPageSize = 25
 
-// dashboard shows the counts a shift starts with.
-func (a *admin) dashboard(c *fiber.Ctx) error {
-	byStatus, err := a.pets.CountByStatus(c.UserContext())
-	if err != nil {
-		return err
-	}
-	var d views.DashboardProps
-	for _, s := range models.PetStatuses {
-		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], URL: "/admin/pets?status=" + string(s)})
-	}
-	orders, err := a.orders.CountByStatus(c.UserContext())
-	if err != nil {
-		return err
-	}
-	for _, s := range models.OrderStatuses {
-		d.Orders = append(d.Orders, views.Stat{Key: string(s), Badge: true, N: orders[s], URL: "/admin/orders?status=" + string(s)})
-	}
-	traffic, err := a.limiter.Today(c.UserContext())
-	if err != nil {
-		return err
-	}
-	d.Traffic = []views.Stat{
-		{Label: "Requests served", Key: "admitted", N: int64(traffic.Admitted)},
-		{Label: "Refused with 429", Key: "refused", N: int64(traffic.Refused), Alert: true},
-	}
-	return render(c, views.Dashboard(page(c, "Dashboard", views.SectionDashboard), d))
-}
-
 // categoryOptions lists the categories as choices, and their names by id.
 func (a *admin) categoryOptions(c *fiber.Ctx) ([]views.Option, map[int64]string, error) {
 	cats, err := a.cats.List(c.UserContext())
@@ -160,14 +132,20 @@ func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error 
 		return err
 	}
 	d.Pet = petRow(p, map[int64]string{cat.ID: cat.Name})
-	if d.Status == "" {
-		d.Status = string(p.Status)
-	}
 	d.Orders = make([]views.OrderRow, len(orders))
 	for i := range orders {
 		d.Orders[i] = orderRow(&orders[i], p.Name)
 	}
-	d.History = historyRows(history)
+	if h := models.HoldingOrder(orders); h != nil {
+		d.Holder = orderRow(h, p.Name)
+	}
+	if d.History, err = a.historyRows(c, history); err != nil {
+		return err
+	}
+	d.Today = time.Now().UTC().Format(time.DateOnly)
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectPet, id); err != nil {
+		return err
+	}
 	return render(c, views.PetDetail(page(c, p.Name, views.SectionPets), d))
 }
 
@@ -187,6 +165,10 @@ func (a *admin) setPetStatus(c *fiber.Ctx) error {
 		return err
 	}
 	c.Status(statusOf(err))
+	if models.ErrorCode(err) == models.EConflict {
+		// The page was stale: an order took the pet since. The page shown now says which.
+		return a.renderPet(c, id, views.PetDetailProps{Refusal: "The status was not changed: an order now decides it (see below)."})
+	}
 	return a.renderPet(c, id, views.PetDetailProps{Status: status, StatusError: fieldMessage(err, "status")})
 }
 
@@ -215,7 +197,11 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 		return err
 	}
 	c.Status(statusOf(err))
-	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: models.ErrorMessage(err)})
+	if models.ErrorCode(err) == models.EConflict {
+		// The page was stale: the pet is no longer available, and the page shown now has no order form.
+		return a.renderPet(c, id, views.PetDetailProps{Refusal: "The order was not placed: this pet is no longer available."})
+	}
+	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: fieldMessage(err, "shipDate")})
 }
 
 // newPetForm is the empty form that adds a pet.
@@ -321,8 +307,17 @@ func (a *admin) deletePet(c *fiber.Ctx) error {
 	}
 	err = a.pets.Delete(c.UserContext(), id, models.StaffActor(currentStaff(c).Username), nil)
 	if models.ErrorCode(err) == models.EConflict {
+		// The page was stale: an order took the pet since. Say which, in a sentence.
+		orders, lerr := a.orders.ListForPet(c.UserContext(), id)
+		if lerr != nil {
+			return lerr
+		}
+		why := "This pet cannot be deleted now: an order holds it."
+		if h := models.HoldingOrder(orders); h != nil {
+			why = "This pet cannot be deleted now: order #" + strconv.FormatInt(h.ID, 10) + " (" + string(h.Status) + ") holds it. Cancel or deliver that order first."
+		}
 		c.Status(fiber.StatusConflict)
-		return a.renderPet(c, id, views.PetDetailProps{DeleteError: "This pet cannot be deleted now: " + models.ErrorMessage(err) + "."})
+		return a.renderPet(c, id, views.PetDetailProps{DeleteError: why})
 	}
 	if err != nil {
 		return err

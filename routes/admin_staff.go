@@ -1,10 +1,24 @@
 package routes
 
 import (
+	"net/url"
+	"strconv"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
+
+// sessNewPassword carries a reset's one-time password to the one page that shows it, as
+// sessNewKey does a new key.
+const sessNewPassword = "new_password"
+
+func staffRow(st *models.Staff, me *models.Staff) views.StaffRow {
+	return views.StaffRow{ID: st.ID, Username: st.Username, Role: string(st.Role), Disabled: !st.Active(),
+		LastLoginAt: st.LastLoginAt, CreatedAt: st.CreatedAt, Self: st.ID == me.ID,
+		PasswordChangedAt: st.PasswordChangedAt, MustChange: st.MustChangePassword}
+}
 
 func (a *admin) renderStaff(c *fiber.Ctx, props views.StaffProps) error {
 	list, err := a.staff.List(c.UserContext())
@@ -13,11 +27,62 @@ func (a *admin) renderStaff(c *fiber.Ctx, props views.StaffProps) error {
 	}
 	me := currentStaff(c)
 	props.Rows = make([]views.StaffRow, len(list))
-	for i, st := range list {
-		props.Rows[i] = views.StaffRow{ID: st.ID, Username: st.Username, Role: string(st.Role), Disabled: !st.Active(),
-			LastLoginAt: st.LastLoginAt, CreatedAt: st.CreatedAt, Self: st.ID == me.ID}
+	for i := range list {
+		props.Rows[i] = staffRow(&list[i], me)
 	}
 	return render(c, views.StaffPage(page(c, "Staff", views.SectionStaff), props))
+}
+
+// showStaff is one account's page; right after a reset it shows the one-time password, once.
+func (a *admin) showStaff(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	st, err := a.staff.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return err
+	}
+	d := views.StaffDetailProps{Staff: staffRow(st, currentStaff(c)),
+		ActorURL: "/admin/audit?actor=" + url.QueryEscape(models.StaffActor(st.Username))}
+	if v, _ := sess.Get(sessNewPassword).(string); strings.HasPrefix(v, strconv.FormatInt(id, 10)+":") {
+		d.OneTimePassword = strings.TrimPrefix(v, strconv.FormatInt(id, 10)+":")
+		sess.Delete(sessNewPassword)
+		if err := sess.Save(); err != nil {
+			return err
+		}
+	}
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectStaff, id); err != nil {
+		return err
+	}
+	return render(c, views.StaffDetail(page(c, st.Username, views.SectionStaff), d))
+}
+
+// resetPassword gives another account a one-time password and shows it once, on its page.
+func (a *admin) resetPassword(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	st, password, err := a.staff.ResetPassword(c.UserContext(), id, currentStaff(c).ID)
+	if err != nil {
+		return err
+	}
+	sess, err := a.sessions.Get(c)
+	if err != nil {
+		return err
+	}
+	sess.Set(sessNewPassword, strconv.FormatInt(id, 10)+":"+password)
+	sess.Set(sessFlash, "Reset the password of "+st.Username+".")
+	if err := sess.Save(); err != nil {
+		return err
+	}
+	a.log.Info("staff password reset", "request_id", requestID(c), "username", st.Username, "by", currentStaff(c).Username)
+	return c.Redirect("/admin/staff/"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 }
 
 // listStaff is the staff page.

@@ -14,9 +14,11 @@ type caller struct {
 	scopes   models.ScopeSet
 }
 
-// setCaller records which API key sent the request; the authentication middleware calls it.
+// setCaller records which API key sent the request, also as the actor of every change the
+// request makes (the audit log's api-key:<id>); the authentication middleware calls it.
 func setCaller(c *fiber.Ctx, k models.APIKey) {
 	c.Locals(callerLocal{}, caller{keyID: k.ID, clientID: k.ClientID, scopes: k.Scopes})
+	c.SetUserContext(models.WithActor(c.UserContext(), models.APIKeyActor(k.ID)))
 }
 
 func callerOf(c *fiber.Ctx) caller {

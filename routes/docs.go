@@ -2,15 +2,17 @@ package routes
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"mime"
-	"path"
+	"sync"
 
+	"github.com/andybalholm/brotli"
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/docs"
 	"github.com/petstore/petstore/routes/apiservers"
+	"github.com/petstore/petstore/static"
 	"github.com/petstore/petstore/static/redoc"
 	swaggerfiles "github.com/swaggo/files/v2"
 )
@@ -47,19 +49,21 @@ func docsPolicy(productionURL, stagingURL string) string {
 		"; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 }
 
+// swaggerPage and redocPage are the two documentation pages; their scripts and styles are
+// content-hashed assets (see docsSite), named by the %s verbs.
 const swaggerPage = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Pet Store API</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css">
-<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+<link rel="stylesheet" href="/docs/%s">
+<link rel="icon" type="image/svg+xml" href="%s">
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="/docs/swagger-ui-bundle.js"></script>
-<script src="/docs/swagger-init.js"></script>
+<script src="/docs/%s"></script>
+<script src="/docs/%s"></script>
 </body>
 </html>
 `
@@ -83,37 +87,82 @@ const redocPage = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Pet Store API</title>
+<link rel="icon" type="image/svg+xml" href="%s">
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
 <redoc spec-url="/docs/openapi.json"></redoc>
-<script src="/docs/redoc.standalone.js"></script>
+<script src="/docs/%s"></script>
 </body>
 </html>
 `
+
+// docsAsset is a script or stylesheet of the documentation pages, served under a content-hashed
+// name. Its gzip and brotli forms are made once, by the first request that asks for each: brotli
+// at level 7 takes about half a second for Swagger UI's 1.4 MB bundle (level 11 would take ten
+// times as long for 9 % less).
+type docsAsset struct {
+	contentType string
+	body        []byte
+	gzip        func() []byte
+	brotli      func() []byte
+}
+
+func newDocsAsset(name string, body []byte) *docsAsset {
+	return &docsAsset{
+		contentType: static.ContentType(name),
+		body:        body,
+		gzip: sync.OnceValue(func() []byte {
+			var buf bytes.Buffer
+			w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			_, _ = w.Write(body)
+			_ = w.Close()
+			return buf.Bytes()
+		}),
+		brotli: sync.OnceValue(func() []byte {
+			var buf bytes.Buffer
+			w := brotli.NewWriterLevel(&buf, 7)
+			_, _ = w.Write(body)
+			_ = w.Close()
+			return buf.Bytes()
+		}),
+	}
+}
 
 // docsSite serves the API documentation outside /v1. Every asset is embedded, and every answer
 // carries the policy that keeps the pages offline.
 type docsSite struct {
 	policy  string
 	openapi []byte
-	// assets are the files of Swagger UI's distribution the page loads, by name.
-	assets map[string][]byte
+	// swaggerPage and redocPage are the pages, naming their assets' hashed names.
+	swaggerPage, redocPage []byte
+	// assets are the pages' scripts and styles, by hashed name.
+	assets map[string]*docsAsset
 }
 
 func newDocsSite(productionURL, stagingURL string) *docsSite {
 	d := &docsSite{
 		policy:  docsPolicy(productionURL, stagingURL),
 		openapi: servedOpenAPI(productionURL, stagingURL),
-		assets:  map[string][]byte{},
+		assets:  map[string]*docsAsset{},
 	}
-	for _, name := range []string{"swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"} {
+	add := func(name string, body []byte) string {
+		hashed := static.HashedName(name, body)
+		d.assets[hashed] = newDocsAsset(name, body)
+		return hashed
+	}
+	swagger := map[string]string{}
+	for _, name := range []string{"swagger-ui.css", "swagger-ui-bundle.js"} {
 		body, err := fs.ReadFile(swaggerfiles.FS, name)
 		if err != nil {
 			panic(fmt.Sprintf("swagger UI asset %s: %v", name, err))
 		}
-		d.assets[name] = body
+		swagger[name] = add(name, body)
 	}
+	icon := static.URL("paw.svg")
+	d.swaggerPage = fmt.Appendf(nil, swaggerPage, swagger["swagger-ui.css"], icon, swagger["swagger-ui-bundle.js"],
+		add("swagger-init.js", []byte(swaggerInit)))
+	d.redocPage = fmt.Appendf(nil, redocPage, icon, add("redoc.standalone.js", redoc.Offline))
 	return d
 }
 
@@ -124,31 +173,41 @@ func (d *docsSite) send(c *fiber.Ctx, contentType string, body []byte) error {
 }
 
 func (d *docsSite) swaggerUI(c *fiber.Ctx) error {
-	return d.send(c, fiber.MIMETextHTMLCharsetUTF8, []byte(swaggerPage))
-}
-
-func (d *docsSite) swaggerInit(c *fiber.Ctx) error {
-	return d.send(c, fiber.MIMETextJavaScriptCharsetUTF8, []byte(swaggerInit))
+	return d.send(c, fiber.MIMETextHTMLCharsetUTF8, d.swaggerPage)
 }
 
 func (d *docsSite) redoc(c *fiber.Ctx) error {
-	return d.send(c, fiber.MIMETextHTMLCharsetUTF8, []byte(redocPage))
-}
-
-func (d *docsSite) redocScript(c *fiber.Ctx) error {
-	return d.send(c, fiber.MIMETextJavaScriptCharsetUTF8, redoc.Standalone)
+	return d.send(c, fiber.MIMETextHTMLCharsetUTF8, d.redocPage)
 }
 
 func (d *docsSite) document(c *fiber.Ctx) error {
 	return d.send(c, fiber.MIMEApplicationJSON, d.openapi)
 }
 
-// swaggerAsset serves one of Swagger UI's files; any other name is not found.
-func (d *docsSite) swaggerAsset(c *fiber.Ctx) error {
-	name := c.Params("asset")
-	body, ok := d.assets[name]
+// asset serves a page's script or stylesheet by its hashed name, for a year (its name changes
+// with its content), compressed as the client's Accept-Encoding prefers, br on a tie: unlike
+// compressAnswers' answers, these are compressed once, so br's extra CPU is spent once. It sets
+// Content-Encoding itself, so the compressing middleware leaves the body as it is.
+func (d *docsSite) asset(c *fiber.Ctx) error {
+	a, ok := d.assets[c.Params("asset")]
 	if !ok {
 		return fiber.ErrNotFound
 	}
-	return d.send(c, mime.TypeByExtension(path.Ext(name)), body)
+	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
+	c.Vary(fiber.HeaderAcceptEncoding)
+	body := a.body
+	// Without Accept-Encoding, or with an empty one, the client gets the body as it is.
+	enc := ""
+	if len(c.Request().Header.Peek(fiber.HeaderAcceptEncoding)) > 0 {
+		enc = c.AcceptsEncodings("br", "gzip")
+	}
+	switch enc {
+	case "br":
+		c.Set(fiber.HeaderContentEncoding, "br")
+		body = a.brotli()
+	case "gzip":
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		body = a.gzip()
+	}
+	return d.send(c, a.contentType, body)
 }

@@ -17,7 +17,7 @@ type Order struct {
 	// Always 1: an order is for one animal.
 	Quantity int32 `json:"quantity" example:"1" format:"int32" validate:"required"`
 	// When the client asked for the animal to be shipped; absent when not given.
-	ShipDate *time.Time `json:"shipDate,omitempty" example:"2026-12-01T10:00:00Z" format:"date-time"`
+	ShipDate *time.Time `json:"shipDate,omitempty" example:"2030-12-01T10:00:00Z" format:"date-time"`
 	// Where the order is: placed → approved → delivered, or cancelled from placed or approved.
 	Status string `json:"status" enums:"placed,approved,delivered,cancelled" example:"placed" validate:"required"`
 	// True once the order is delivered.
@@ -32,8 +32,8 @@ type NewOrder struct {
 	PetID *int64 `json:"petId" example:"42" format:"int64" minimum:"1" validate:"required"`
 	// 1 when given: an order is for one animal.
 	Quantity *int32 `json:"quantity,omitempty" example:"1" format:"int32" minimum:"1" maximum:"1" default:"1"`
-	// When to ship the animal, an RFC 3339 date-time.
-	ShipDate *string `json:"shipDate,omitempty" example:"2026-12-01T10:00:00Z" format:"date-time"`
+	// When to ship the animal, an RFC 3339 date-time; not before the current UTC day.
+	ShipDate *string `json:"shipDate,omitempty" example:"2030-12-01T10:00:00Z" format:"date-time"`
 } //	@name	NewOrder
 
 // withDefaults is the request as the service takes it: a quantity left out is 1.
@@ -96,7 +96,7 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 // createOrder godoc
 //
 //	@Summary		Place a store order
-//	@Description	Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+//	@Description	Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //	@ID				createOrder
 //	@Tags			store
 //	@Accept			json
@@ -107,7 +107,7 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 //	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			order			body		NewOrder	true	"The order to place"
 //	@Success		201				{object}	Order		"Order placed; the animal is now pending"
-//	@Failure		400				{object}	Error		"Body missing petId or containing invalid or null values, malformed JSON, or a malformed Idempotency-Key"
+//	@Failure		400				{object}	Error		"Body missing petId or containing invalid or null values (a shipDate before the current UTC day, say), malformed JSON, or a malformed Idempotency-Key"
 //	@Failure		404				{object}	Error		"No animal with this petId"
 //	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress (that answer carries Retry-After)"
 //	@Failure		413				{object}	Error		"Body larger than 64 KiB"
@@ -127,7 +127,7 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 		if req.ShipDate != nil {
 			d, err := time.Parse(time.RFC3339, *req.ShipDate)
 			if err != nil {
-				return models.FieldError("shipDate", "must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z, got %q", *req.ShipDate)
+				return models.FieldError("shipDate", "must be an RFC 3339 date-time such as 2030-12-01T10:00:00Z, got %q", *req.ShipDate)
 			}
 			n.ShipDate = &d
 		}

@@ -52,6 +52,8 @@ type Deps struct {
 	// read replicas, so staff see their own changes on the page they are sent to next.
 	AdminPets       *models.PetStore
 	AdminCategories *models.CategoryStore
+	// Audit reads the audit log, from the primary too.
+	Audit *models.AuditStore
 	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
 	CORSOrigins []string
 	// PublicURL is where clients reach the service, without /v1: the absolute URLs of Link and
@@ -90,11 +92,10 @@ func Register(app *fiber.App, d Deps) {
 	// The API documentation: Swagger UI, Redoc and the OpenAPI 3 document, all embedded.
 	docs := newDocsSite(d.ProductionURL, d.StagingURL)
 	app.Get("/docs", docs.swaggerUI)
-	app.Get("/docs/swagger-init.js", docs.swaggerInit)
 	app.Get("/docs/redoc", docs.redoc)
-	app.Get("/docs/redoc.standalone.js", docs.redocScript)
 	app.Get("/docs/openapi.json", docs.document)
-	app.Get("/docs/:asset", docs.swaggerAsset)
+	app.Get("/docs/:asset", docs.asset) // scripts and styles, by content-hashed name
+	app.Get("/favicon.ico", serveFavicon)
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
@@ -129,6 +130,8 @@ func Register(app *fiber.App, d Deps) {
 	adm.Post("/login", a.login)
 	adm.Get("/logout", staff, logoutConfirm)
 	adm.Post("/logout", a.logout)
+	adm.Get("/account", staff, a.account)
+	adm.Post("/account/password", staff, a.changePassword)
 	adm.Get("/", staff, a.dashboard)
 	adm.Get("/pets", staff, a.listPets)
 	adm.Post("/pets", staff, a.createPet)
@@ -161,8 +164,11 @@ func Register(app *fiber.App, d Deps) {
 	adm.Post("/clients/:id/keys", staff, requireAdmin, a.createClientKey)
 	adm.Get("/staff", staff, requireAdmin, a.listStaff)
 	adm.Post("/staff", staff, requireAdmin, a.createStaff)
+	adm.Get("/staff/:id", staff, requireAdmin, a.showStaff)
+	adm.Post("/staff/:id/password", staff, requireAdmin, a.resetPassword)
 	adm.Post("/staff/:id/disable", staff, requireAdmin, a.setStaffDisabled(true))
 	adm.Post("/staff/:id/enable", staff, requireAdmin, a.setStaffDisabled(false))
+	adm.Get("/audit", staff, requireAdmin, a.listAudit)
 	// Last: an unknown admin page is a 404 inside the layout, after the session check.
 	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
 }

@@ -12,3 +12,17 @@ document.querySelectorAll("button[data-copy]").forEach(function (btn) {
     });
   });
 });
+// A confirmation's "Keep ..." link reloads its page without script; with it, it just closes the
+// confirmation and gives the focus back to the button that opened it.
+document.querySelectorAll("[data-close-confirm]").forEach(function (link) {
+  var details = link.closest("details");
+  if (!details) return;
+  link.addEventListener("click", function (event) {
+    event.preventDefault();
+    details.open = false;
+    details.querySelector("summary").focus();
+  });
+});
+// On a phone the navigation is one line that scrolls sideways: show the current page's link.
+var current = document.querySelector('.nav a[aria-current="page"]');
+if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest", inline: "nearest" });

@@ -16,6 +16,13 @@ import (
 //go:embed *.css *.js *.svg
 var files embed.FS
 
+// Favicon is paw.svg at 16, 32 and 48 pixels, PNG images in one ICO file, for browsers that ask
+// for /favicon.ico. Made by rendering paw.svg at each size in headless Chromium (transparent
+// background) and packing the PNGs into an ICO container; redo both when the icon changes.
+//
+//go:embed favicon.ico
+var Favicon []byte
+
 // Asset is one embedded file.
 type Asset struct {
 	Body        []byte
@@ -44,16 +51,27 @@ func init() {
 		if err != nil {
 			panic(err)
 		}
-		sum := sha256.Sum256(body)
-		ext := path.Ext(name)
-		hashed := strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:])[:12] + ext
-		ctype := mime.TypeByExtension(ext)
-		if strings.HasPrefix(ctype, "text/") && !strings.Contains(ctype, "charset") {
-			ctype += "; charset=utf-8"
-		}
+		hashed := HashedName(name, body)
 		urls[name] = Prefix + hashed
-		assets[hashed] = Asset{Body: body, ContentType: ctype}
+		assets[hashed] = Asset{Body: body, ContentType: ContentType(name)}
 	}
+}
+
+// HashedName is name with the first 12 hex digits of body's SHA-256 before its extension:
+// admin.css becomes admin.3f2a9c1be0d4.css.
+func HashedName(name string, body []byte) string {
+	sum := sha256.Sum256(body)
+	ext := path.Ext(name)
+	return strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:])[:12] + ext
+}
+
+// ContentType is the media type of a file by its extension, UTF-8 for text.
+func ContentType(name string) string {
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if strings.HasPrefix(ctype, "text/") && !strings.Contains(ctype, "charset") {
+		ctype += "; charset=utf-8"
+	}
+	return ctype
 }
 
 // URL returns the content-hashed address of an embedded file, such as

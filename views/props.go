@@ -26,6 +26,8 @@ const (
 	SectionKeys       = "keys"
 	SectionClients    = "clients"
 	SectionStaff      = "staff"
+	SectionAudit      = "audit"
+	SectionAccount    = "account"
 )
 
 // Page is what the layout needs on every page.

@@ -134,6 +134,36 @@ func TestPetsListShowsRowsPagerAndEmptyStates(t *testing.T) {
 	if !strings.Contains(testID(doc, "empty").Text(), "No pets yet") {
 		t.Fatal("unfiltered empty state")
 	}
+	// Under the page's h1, an empty state's heading is an h2: no level is skipped.
+	if testID(doc, "empty").Find("h2").Length() != 1 || doc.Find("h3").Length() != 0 {
+		t.Fatal("the empty state's heading skips a level")
+	}
+}
+
+func TestAPetPageOffersTheStatusByHandOnlyWhenNoOrderHoldsThePet(t *testing.T) {
+	pet := views.PetRow{ID: 3, Name: "Rex", Status: "pending"}
+	doc := render(t, views.PetDetail(staffPage, views.PetDetailProps{Pet: pet, Today: "2026-11-23"}))
+	if testID(doc, "set-status").Length() != 1 || testID(doc, "held-by-order").Length() != 0 {
+		t.Fatal("a pet without an order does not offer its status by hand")
+	}
+	var offered []string
+	doc.Find("#set-status-value option").Each(func(_ int, s *goquery.Selection) { offered = append(offered, s.AttrOr("value", "")) })
+	if strings.Join(offered, ",") != "available,sold" {
+		t.Fatalf("a pending pet may be set to %v, want the other statuses", offered)
+	}
+	for status, says := range map[string]string{"placed": "Order #8 (placed) holds Rex", "delivered": "Rex was sold through order #8, so it stays sold"} {
+		doc := render(t, views.PetDetail(staffPage, views.PetDetailProps{Pet: pet, Holder: views.OrderRow{ID: 8, Status: status}}))
+		held := testID(doc, "held-by-order")
+		if testID(doc, "set-status").Length() != 0 || !strings.Contains(strings.Join(strings.Fields(held.Text()), " "), says) ||
+			held.Find(`a[href="/admin/orders/8"]`).Length() != 1 {
+			t.Fatalf("a pet held by a %s order: %q", status, held.Text())
+		}
+	}
+	pet.Status = "available"
+	doc = render(t, views.PetDetail(staffPage, views.PetDetailProps{Pet: pet, Today: "2026-11-23"}))
+	if doc.Find("#shipDate").AttrOr("min", "") != "2026-11-23" {
+		t.Fatal("the ship date offers days before today")
+	}
 }
 
 func TestTypedTextIsEscapedEverywhereItIsShown(t *testing.T) {
@@ -220,6 +250,12 @@ func TestOrderPageOffersExactlyTheActionsItIsGiven(t *testing.T) {
 	}
 	if doc.Find(`details.confirm [data-testid="action-cancel"]`).Length() != 1 {
 		t.Fatal("cancelling is not behind a confirmation")
+	}
+	d.Actions[1] = views.OrderAction{Action: "cancel", Label: "Cancel order", Danger: true, Keep: "Keep the order"}
+	doc = render(t, views.OrderDetail(staffPage, d))
+	if got := testID(doc, "confirm-cancel").Text(); got != "Cancel order…" || testID(doc, "keep-cancel").Text() != "Keep the order" ||
+		testID(doc, "keep-cancel").AttrOr("href", "") != "/admin/orders/4" {
+		t.Fatalf("the confirmation reads %q / %q", got, testID(doc, "keep-cancel").Text())
 	}
 	d.Actions = nil
 	d.Order.Status = "delivered"

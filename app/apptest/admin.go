@@ -18,7 +18,7 @@ import (
 // lowest cost so that logging in stays quick under the race detector.
 func (s *Server) CreateStaff(tb testing.TB, username, password string, role models.Role) *models.Staff {
 	tb.Helper()
-	st, err := models.NewStaffStore(s.DB).WithHashCost(bcrypt.MinCost).Create(context.Background(), models.NewStaff{Username: username, Password: password, Role: string(role)})
+	st, err := models.NewStaffStore(s.DB).WithHashCost(bcrypt.MinCost).Create(models.WithActor(context.Background(), models.ActorCLI), models.NewStaff{Username: username, Password: password, Role: string(role)})
 	if err != nil {
 		tb.Fatalf("create staff %s: %v", username, err)
 	}

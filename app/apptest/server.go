@@ -14,6 +14,7 @@ import (
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
+	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 )
 
@@ -93,7 +94,8 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 		PerMinute: DefaultKeyLimit, PerDay: DefaultKeyLimit})
 	s.APIKey, s.KeyID, s.ClientID = plain, k.ID, k.ClientID
 	s.Headers.Set("Authorization", "Bearer "+plain)
-	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m))
+	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m),
+		app.WithStaffHashCost(bcrypt.MinCost))
 	if o.routes != nil {
 		o.routes(s.App)
 	}
@@ -108,7 +110,7 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 // CreateKey issues a key through the server's store and returns it with its plain key.
 func (s *Server) CreateKey(tb testing.TB, n models.NewAPIKey) (*models.APIKey, string) {
 	tb.Helper()
-	k, plain, err := s.Keys.Create(context.Background(), n)
+	k, plain, err := s.Keys.Create(models.WithActor(context.Background(), models.ActorCLI), n)
 	if err != nil {
 		tb.Fatalf("create API key %+v: %v", n, err)
 	}

@@ -98,7 +98,8 @@ func TestChangesAreHeardThroughEachSource(t *testing.T) {
 				prefix = testenv.RedisPrefix(t)
 				keys.OnChange(keychanges.Publisher(testenv.RedisClient(t, testenv.RedisURL(t)), prefix, log))
 			}
-			k, _, err := keys.Create(context.Background(), models.NewAPIKey{Name: "partner", Plan: "free"})
+			ctx := models.WithActor(context.Background(), models.ActorCLI)
+			k, _, err := keys.Create(ctx, models.NewAPIKey{Name: "partner", Plan: "free"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +108,7 @@ func TestChangesAreHeardThroughEachSource(t *testing.T) {
 			defer stop()
 			h.next(t, 0) // listening
 
-			if _, err := keys.SetScopes(context.Background(), k.ID, []string{"pets:read"}); err != nil {
+			if _, err := keys.SetScopes(ctx, k.ID, []string{"pets:read"}); err != nil {
 				t.Fatal(err)
 			}
 			h.next(t, k.ID)
@@ -116,7 +117,7 @@ func TestChangesAreHeardThroughEachSource(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.quiet(t)
-			if _, err := keys.Revoke(context.Background(), k.ID); err != nil {
+			if _, err := keys.Revoke(ctx, k.ID); err != nil {
 				t.Fatal(err)
 			}
 			h.next(t, k.ID)

@@ -8,9 +8,28 @@
 // copy both files from package/bundles/, and change the version above.
 package redoc
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+	"strconv"
+)
 
-// Standalone is bundles/redoc.standalone.js: Redoc and everything it needs in one script.
+// standalone is bundles/redoc.standalone.js: Redoc and everything it needs in one script.
 //
 //go:embed redoc.standalone.js
-var Standalone []byte
+var standalone []byte
+
+// cdnLogo is the one address the bundle loads from the network: Redocly's logo in the footer of
+// the menu, an image element Redoc always renders.
+const cdnLogo = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+// Offline is the bundle with the logo's address replaced by an empty data: URL. It fails to
+// load at once, without a request, and Redoc answers that by leaving the logo out.
+var Offline = offline()
+
+func offline() []byte {
+	if n := bytes.Count(standalone, []byte(cdnLogo)); n != 1 {
+		panic("redoc: the bundle names Redocly's logo address " + strconv.Itoa(n) + " times, not once: check what a new version loads")
+	}
+	return bytes.Replace(standalone, []byte(cdnLogo), []byte("data:,"), 1)
+}

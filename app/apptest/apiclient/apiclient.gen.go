@@ -287,9 +287,9 @@ type NewOrder struct {
 	// Example: 1
 	Quantity *int32 `json:"quantity,omitempty"`
 
-	// ShipDate When to ship the animal, an RFC 3339 date-time.
+	// ShipDate When to ship the animal, an RFC 3339 date-time; not before the current UTC day.
 	//
-	// Example: 2026-12-01T10:00:00Z
+	// Example: 2030-12-01T10:00:00Z
 	ShipDate *time.Time `json:"shipDate,omitempty"`
 }
 
@@ -340,7 +340,7 @@ type Order struct {
 
 	// ShipDate When the client asked for the animal to be shipped; absent when not given.
 	//
-	// Example: 2026-12-01T10:00:00Z
+	// Example: 2030-12-01T10:00:00Z
 	ShipDate *time.Time `json:"shipDate,omitempty"`
 
 	// Status Where the order is: placed → approved → delivered, or cancelled from placed or approved.
@@ -813,7 +813,7 @@ type ClientInterface interface {
 
 	// CreateOrderWithBody Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -824,7 +824,7 @@ type ClientInterface interface {
 
 	// CreateOrder Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1179,7 +1179,7 @@ func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParam
 
 // CreateOrderWithBody Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1200,7 +1200,7 @@ func (c *Client) CreateOrderWithBody(ctx context.Context, params *CreateOrderPar
 
 // CreateOrder Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -2522,7 +2522,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithBodyWithResponse Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -2533,7 +2533,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithResponse Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 	//
 	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -5875,7 +5875,7 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 
 // CreateOrderWithBodyWithResponse Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -5892,7 +5892,7 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 
 // CreateOrderWithResponse Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //
 // Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //

@@ -1,0 +1,277 @@
+package routes
+
+import (
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
+)
+
+// auditObject is how the pages name one kind of object in the audit log, and where its page is.
+type auditObject struct {
+	noun string
+	// page is the object's page, or its list's when it has none of its own.
+	page      func(id string) string
+	adminOnly bool
+}
+
+var auditObjects = map[string]auditObject{
+	models.ObjectPet:      {"Pet", func(id string) string { return "/admin/pets/" + id }, false},
+	models.ObjectOrder:    {"Order", func(id string) string { return "/admin/orders/" + id }, false},
+	models.ObjectCategory: {"Category", func(string) string { return "/admin/categories" }, true},
+	models.ObjectAPIKey:   {"API key", func(id string) string { return "/admin/keys/" + id }, true},
+	models.ObjectStaff:    {"Staff", func(id string) string { return "/admin/staff/" + id }, true},
+
+	models.ObjectClient: {"Client", func(id string) string { return "/admin/clients/" + id }, true},
+}
+
+// auditActions say what an entry's action did, as a verb.
+var auditActions = map[string]string{
+	models.AuditCreate:             "created",
+	models.AuditUpdate:             "changed",
+	models.AuditDelete:             "deleted",
+	models.AuditRestore:            "restored",
+	string(models.ActionSetStatus): "set the status by hand",
+	string(models.ActionPlace):     "placed",
+	string(models.ActionApprove):   "approved",
+	string(models.ActionDeliver):   "marked delivered",
+	string(models.ActionCancel):    "cancelled",
+	models.AuditRevoke:             "revoked",
+	models.AuditBan:                "banned",
+	models.AuditUnban:              "lifted the ban",
+	models.AuditDisable:            "disabled",
+	models.AuditEnable:             "enabled",
+	models.AuditChangePassword:     "changed the password",
+	models.AuditResetPassword:      "reset the password",
+	models.AuditSetPassword:        "set the password",
+}
+
+// auditFieldNames are the audited fields as the pages label them.
+var auditFieldNames = map[string]string{
+	"name": "Name", "categoryId": "Category", "status": "Status", "petId": "Pet", "shipDate": "Ship date",
+	"plan": "Plan", "perMinute": "Per minute", "perDay": "Per day", "expiresAt": "Expires",
+	"revokedAt": "Revoked", "bannedUntil": "Banned until", "username": "Username", "role": "Role",
+	"disabled": "Disabled", "mustChangePassword": "Must change password", "passwordChangedAt": "Password changed",
+}
+
+// actorWords name the actors that are not a person or a key.
+var actorWords = map[string]string{
+	models.ActorCLI: "command line", models.ActorRateLimiter: "rate limiter", models.SeedActor: "seed",
+}
+
+// auditTrailSize is how many of an object's newest entries its page shows.
+const auditTrailSize = 10
+
+// listAudit is the audit log: every change, newest first, filtered by the query string.
+func (a *admin) listAudit(c *fiber.Ctx) error {
+	f := views.AuditFilter{
+		Actor:    strings.TrimSpace(utils.CopyString(c.Query("actor"))),
+		Object:   utils.CopyString(c.Query("object")),
+		ObjectID: utils.CopyString(c.Query("id")),
+		Action:   utils.CopyString(c.Query("action")),
+		Date:     utils.CopyString(c.Query("date")),
+	}
+	filter := models.AuditFilter{Actor: f.Actor, Object: f.Object, Action: f.Action}
+	// A bare name is a staff member's: "ada" finds staff:ada.
+	if f.Actor != "" && !strings.Contains(f.Actor, ":") && actorWords[f.Actor] == "" {
+		filter.Actor = models.StaffActor(strings.ToLower(f.Actor))
+	}
+	var err error
+	if f.Object != "" && !slices.Contains(models.AuditObjects, f.Object) {
+		return models.Errorf(models.EInvalid, "object: must be one of %s", strings.Join(models.AuditObjects, ", "))
+	}
+	if f.ObjectID != "" {
+		if filter.ObjectID, err = strconv.ParseInt(f.ObjectID, 10, 64); err != nil || filter.ObjectID < 1 || f.Object == "" {
+			return models.Errorf(models.EInvalid, "id: must be an object's id, with object")
+		}
+	}
+	if f.Action != "" && !slices.Contains(models.AuditActions, f.Action) {
+		return models.Errorf(models.EInvalid, "action: must be one of %s", strings.Join(models.AuditActions, ", "))
+	}
+	if f.Date != "" {
+		if filter.Day, err = time.Parse(time.DateOnly, f.Date); err != nil {
+			return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
+		}
+	}
+	pg := models.Page{Limit: adminPageSize, Sort: models.AuditOrder}
+	if pg.Cursor, err = adminQuery(c).cursor(pg.Sort); err != nil {
+		return err
+	}
+	entries, err := a.audit.List(c.UserContext(), filter, pg)
+	if err != nil {
+		return err
+	}
+	rows, err := a.auditRows(c, entries.Items)
+	if err != nil {
+		return err
+	}
+	props := views.AuditProps{Filter: f, Rows: rows}
+	for _, o := range models.AuditObjects {
+		props.Objects = append(props.Objects, views.Option{Value: o, Label: auditObjects[o].noun})
+	}
+	for _, act := range models.AuditActions {
+		props.Actions = append(props.Actions, views.Option{Value: act, Label: auditActions[act]})
+	}
+	props.Pager = pager(c, pg, entries)
+	return render(c, views.AuditPage(page(c, "Audit log", views.SectionAudit), props))
+}
+
+// objectAudit is an object's newest entries for its page, and the address of all of them.
+func (a *admin) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.AuditRow, string, error) {
+	entries, err := a.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := a.auditRows(c, entries.Items)
+	if err != nil {
+		return nil, "", err
+	}
+	all := ""
+	if me := currentStaff(c); me != nil && me.IsAdmin() {
+		all = "/admin/audit?" + url.Values{"object": {object}, "id": {strconv.FormatInt(id, 10)}}.Encode()
+	}
+	return rows, all, nil
+}
+
+// auditRows writes entries for people: actors by name, objects with their names, fields with
+// their labels and values, each linked to its page when the viewer may open it.
+func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.AuditRow, error) {
+	ctx := c.UserContext()
+	actors := make([]string, len(entries))
+	for i := range entries {
+		actors[i] = entries[i].Actor
+	}
+	names, err := a.audit.Actors(ctx, actors)
+	if err != nil {
+		return nil, err
+	}
+	cats, err := a.cats.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	catNames := make(map[int64]string, len(cats))
+	for _, cat := range cats {
+		catNames[cat.ID] = cat.Name
+	}
+	admin := currentStaff(c).IsAdmin()
+	rows := make([]views.AuditRow, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		rows[i] = views.AuditRow{ID: e.ID, At: e.CreatedAt, Actor: actorLink(names[e.Actor], admin),
+			Object: objectLink(e, admin), Action: auditActions[e.Action]}
+		if rows[i].Action == "" {
+			rows[i].Action = e.Action
+		}
+		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames)
+	}
+	return rows, nil
+}
+
+func actorLink(a models.Actor, admin bool) views.Link {
+	switch a.Kind {
+	case models.ObjectStaff:
+		l := views.Link{Label: a.Name}
+		if admin && a.ID != 0 {
+			l.URL = "/admin/staff/" + strconv.FormatInt(a.ID, 10)
+		}
+		return l
+	case models.ObjectAPIKey:
+		if a.ID == 0 {
+			return views.Link{Label: a.Name}
+		}
+		l := views.Link{Label: a.Name + " (API key)"}
+		if admin {
+			l.URL = "/admin/keys/" + strconv.FormatInt(a.ID, 10)
+		}
+		return l
+	}
+	if w := actorWords[a.Name]; w != "" {
+		return views.Link{Label: w}
+	}
+	return views.Link{Label: a.Name}
+}
+
+func objectLink(e *models.AuditEntry, admin bool) views.Link {
+	id := strconv.FormatInt(e.ObjectID, 10)
+	o, ok := auditObjects[e.ObjectType]
+	if !ok {
+		return views.Link{Label: e.ObjectType + " #" + id}
+	}
+	l := views.Link{Label: o.noun + " #" + id}
+	if e.ObjectName != "" {
+		l.Label += " · " + e.ObjectName
+	}
+	if admin || !o.adminOnly {
+		l.URL = o.page(id)
+	}
+	return l
+}
+
+// fieldChanges lists an entry's fields in a steady order, each value written as people read it.
+func fieldChanges(before, after models.Fields, categories map[int64]string) []views.FieldChange {
+	keys := make([]string, 0, len(before)+len(after))
+	for k := range before {
+		keys = append(keys, k)
+	}
+	for k := range after {
+		if _, dup := before[k]; !dup {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	out := make([]views.FieldChange, 0, len(keys))
+	for _, k := range keys {
+		label := auditFieldNames[k]
+		if label == "" {
+			label = k
+		}
+		b, hasB := before[k]
+		af, hasA := after[k]
+		// A creation or a deletion lists what the object had; fields it had none of say nothing.
+		if (before == nil && af == nil) || (after == nil && b == nil) {
+			continue
+		}
+		out = append(out, views.FieldChange{Field: label, HasBefore: hasB && before != nil, HasAfter: hasA && after != nil,
+			Before: fieldValue(k, b, categories), After: fieldValue(k, af, categories)})
+	}
+	return out
+}
+
+func fieldValue(field string, v any, categories map[int64]string) string {
+	switch v := v.(type) {
+	case nil:
+		return "—"
+	case bool:
+		if v {
+			return "yes"
+		}
+		return "no"
+	case float64:
+		if v != math.Trunc(v) {
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		n := int64(v)
+		switch field {
+		case "categoryId":
+			if name := categories[n]; name != "" {
+				return name
+			}
+		case "petId":
+			return "#" + strconv.FormatInt(n, 10)
+		}
+		return views.Thousands(n)
+	case string:
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		return v
+	}
+	return ""
+}
