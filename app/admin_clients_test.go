@@ -43,6 +43,9 @@ func TestAdminsAddAClientIssueItAScopedKeyAndChangeTheScopes(t *testing.T) {
 		if !strings.Contains(page.Text("flash"), "Added the client Acme Pets") || page.TestID("client-keys").Find(`[data-testid="empty"]`).Length() != 1 {
 			t.Fatalf("new client page: flash %q", page.Text("flash"))
 		}
+		if trail := page.TestID("audit-trail").Text(); !strings.Contains(trail, "ada") || !strings.Contains(trail, "created") {
+			t.Fatalf("the client's audit trail: %q, want its creation by ada", trail)
+		}
 		clientURL := p.Location()
 
 		// A key for the client, with two of the five scopes ticked.

@@ -92,6 +92,9 @@ func (a *admin) renderClient(c *fiber.Ctx, form views.KeyForm) error {
 	for i := range orders {
 		d.Orders[i] = orderRow(&orders[i], names[orders[i].PetID])
 	}
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectClient, id); err != nil {
+		return err
+	}
 	return render(c, views.ClientDetail(page(c, cl.Name, views.SectionClients), d))
 }
 
