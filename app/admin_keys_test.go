@@ -43,6 +43,7 @@ func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
 			{url.Values{"name": {"Shop"}, "plan": {"free"}, "perDay": {"lots"}}, "perDay", "whole number"},
 			{url.Values{"name": {"Shop"}, "plan": {"gold"}}, "plan", "must be one of"},
 			{url.Values{"name": {"Shop"}, "plan": {"free"}, "expiresOn": {"2001-01-01"}}, "expiresOn", "in the future"},
+			{url.Values{"name": {"Shop"}, "plan": {"free"}}, "scopes", "must name at least one"},
 		} {
 			p := b.Post(t, "/admin/keys", tc.form)
 			wantStatus(t, p, http.StatusBadRequest)
@@ -54,7 +55,8 @@ func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
 			}
 		}
 
-		p := b.Post(t, "/admin/keys", url.Values{"name": {"Shop website"}, "plan": {"pro"}})
+		// A browser sends the scopes' boxes as they are: all ticked, unless unticked.
+		p := b.Post(t, "/admin/keys", url.Values{"name": {"Shop website"}, "plan": {"pro"}, "scopes": models.AllScopes.Strings()})
 		wantStatus(t, p, http.StatusSeeOther)
 		m := keyPage.FindStringSubmatch(p.Location())
 		if m == nil {

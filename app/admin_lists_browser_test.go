@@ -38,7 +38,7 @@ func TestStaffSortSearchWorkInBulkAndExportInABrowser(t *testing.T) {
 			ship := time.Now().UTC().AddDate(0, 0, 3+i).Truncate(24 * time.Hour)
 			n.ShipDate = &ship
 		}
-		if _, err := orders.Place(ctx, n, "test", nil); err != nil {
+		if _, err := orders.Place(ctx, n, models.StaffOwner, "test", nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -174,7 +174,7 @@ func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
 		if stale.TestID("set-status").Length() != 1 || stale.TestID("held-by-order").Length() != 0 {
 			t.Fatal("a pet without an order does not offer its status by hand")
 		}
-		o, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, "test", nil)
+		o, err := models.NewOrderStore(s.DB).Place(context.Background(), models.NewOrder{PetID: &petID}, models.StaffOwner, "test", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestOrdersTableFiltersAndPages(t *testing.T) {
 	ctx := context.Background()
 	for i := 0; i < 30; i++ {
 		id := addPet(t, s, fmt.Sprintf("Pet %02d", i), models.PetAvailable)
-		o, err := orders.Place(ctx, models.NewOrder{PetID: &id}, "test", nil)
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &id}, models.StaffOwner, "test", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -151,6 +151,8 @@ func exhaust(t *testing.T, c *apptest.Server, refused int, retryAfter string) {
 type keyListItem struct {
 	ID          int64      `json:"id"`
 	Key         string     `json:"key"`
+	Client      int64      `json:"client"`
+	Scopes      []string   `json:"scopes"`
 	State       string     `json:"state"`
 	BannedUntil *time.Time `json:"bannedUntil"`
 }
@@ -219,13 +221,18 @@ func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T)
 	exhaust(t, c, 29, "45")
 	wantError(t, c.Get(t, "/v1/pets"), http.StatusTooManyRequests, "api_key_banned", "120")
 
-	// Unbanned through the instance's own store (as the admin pages do): at once.
+	// Unbanned through the instance's own store (as the admin pages do): at once. The minute
+	// is still full, and the refusals from before the unban no longer count: only 30 more ban
+	// the key again.
 	if _, err := s.Keys.Unban(models.WithActor(context.Background(), models.ActorCLI), k.ID); err != nil {
 		t.Fatal(err)
 	}
-	// The minute is still full, and the rest of its refusals do not ban again.
-	for range 40 {
+	for range 29 {
 		wantError(t, c.Get(t, "/v1/pets"), http.StatusTooManyRequests, "rate_limit_exceeded", "45")
+	}
+	wantError(t, c.Get(t, "/v1/pets"), http.StatusTooManyRequests, "api_key_banned", "120")
+	if _, err := s.Keys.Unban(models.WithActor(context.Background(), models.ActorCLI), k.ID); err != nil {
+		t.Fatal(err)
 	}
 	s.Clock.Set(testMinuteEnd)
 	exhaust(t, c, 29, "60")

@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/models/keychanges"
 )
 
 var keysCommand = command{
-	summary:     "issue, list, revoke and unban API keys, and change their plans",
+	summary:     "issue, list, revoke and unban API keys, and change their plans and scopes",
 	needsConfig: true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		fs.Usage = func() { fmt.Fprint(e.stderr, keysUsage) }
 		return func() error {
 			if fs.NArg() == 0 {
 				fs.Usage()
-				return errors.New("keys: name a subcommand: create, list, revoke, unban or set-plan")
+				return errors.New("keys: name a subcommand: create, list, revoke, unban, set-plan or set-scopes")
 			}
 			return runKeys(e, fs.Arg(0), fs.Args()[1:])
 		}
@@ -31,16 +32,19 @@ var keysCommand = command{
 }
 
 const keysUsage = `Usage:
-  petstore keys create --name NAME --plan free|pro|business|enterprise [--per-minute N] [--per-day N] [--expires RFC3339] [--json]
+  petstore keys create --name NAME --plan free|pro|business|enterprise [--client ID] [--scopes S,S] [--per-minute N] [--per-day N] [--expires RFC3339] [--json]
   petstore keys list [--json]
   petstore keys revoke ID
   petstore keys unban ID
   petstore keys set-plan ID PLAN [--per-minute N] [--per-day N]
+  petstore keys set-scopes ID --scopes S,S
 
 create prints the new key once, on standard output (with --json, one JSON object); only its
-hash is stored. Enterprise keys need --per-minute and --per-day; the other plans set their own.
-Running instances apply a revocation, a plan change or an unban made here within
-PETSTORE_KEY_CACHE_TTL. Run 'petstore keys <subcommand> --help' for its flags.
+hash is stored. Without --client the key gets a new client of its name; without --scopes, every
+scope (pets:read, pets:write, orders:read, orders:write, webhooks). Enterprise keys need
+--per-minute and --per-day; the other plans set their own. Running instances apply a
+revocation, a plan or scope change or an unban made here within a second.
+Run 'petstore keys <subcommand> --help' for its flags.
 `
 
 // keySub is one subcommand of keys: its positional arguments and what it does with them.
@@ -84,8 +88,14 @@ func runKeys(e *env, name string, rest []string) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	keys := models.NewAPIKeyStore(db, models.KeyStoreOptions{})
+	if client := newRedisClient(e.cfg, e.log); client != nil {
+		// Instances hear of a change through the database anyway; Redis is the second way.
+		keys.OnChange(keychanges.Publisher(client, e.cfg.RedisPrefix, e.log))
+		defer client.Close()
+	}
 	// The audit log records these changes as the command line's.
-	err = sub.run(models.WithActor(e.ctx, models.ActorCLI), models.NewAPIKeyStore(db, models.KeyStoreOptions{}), args)
+	err = sub.run(models.WithActor(e.ctx, models.ActorCLI), keys, args)
 	var me *models.Error
 	if errors.As(err, &me) {
 		return fmt.Errorf("keys %s: %s", name, flagNames.Replace(me.Message))
@@ -94,7 +104,16 @@ func runKeys(e *env, name string, rest []string) error {
 }
 
 // flagNames names the store's fields as the flags that set them.
-var flagNames = strings.NewReplacer("perMinute", "--per-minute", "perDay", "--per-day", "expiresAt", "--expires")
+var flagNames = strings.NewReplacer("perMinute", "--per-minute", "perDay", "--per-day", "expiresAt", "--expires",
+	"scopes:", "--scopes:", "client:", "--client:", "email:", "--email:")
+
+// scopeNames splits a --scopes value; unset gives nil (every scope, for a new key).
+func scopeNames(s *string) []string {
+	if s == nil {
+		return nil
+	}
+	return strings.Split(*s, ",")
+}
 
 // parseInterspersed parses flags wherever they stand among the positional arguments, so
 // "set-plan 7 enterprise --per-minute 5000" reads as well as its flags-first form.
@@ -116,8 +135,14 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 	switch name {
 	case "create":
 		n := models.NewAPIKey{}
+		var scopes *string
 		fs.StringVar(&n.Name, "name", "", "a name that says whose key it is (required)")
 		fs.StringVar(&n.Plan, "plan", "", "free, pro, business or enterprise (required)")
+		fs.Int64Var(&n.ClientID, "client", 0, "the id of the client the key is for, as 'petstore clients list' shows it; unset makes a client of the key's name")
+		fs.Func("scopes", "the key's scopes, comma-separated, e.g. pets:read,orders:read (default every scope)", func(v string) error {
+			scopes = &v
+			return nil
+		})
 		fs.IntVar(&n.PerMinute, "per-minute", 0, "requests per minute (enterprise only, required there)")
 		fs.IntVar(&n.PerDay, "per-day", 0, "requests per day (enterprise only, required there)")
 		expires := fs.String("expires", "", "when the key stops working, RFC 3339 (e.g. 2031-01-01T00:00:00Z); never when empty")
@@ -130,17 +155,19 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 				}
 				n.ExpiresAt = &t
 			}
+			n.Scopes = scopeNames(scopes)
 			k, plain, err := keys.Create(ctx, n)
 			if err != nil {
 				return err
 			}
 			if *asJSON {
-				out := keyView(k, keys.Now())
+				out := keyView(k, time.Now())
 				out.Key = plain
 				return writeJSON(e.stdout, out)
 			}
 			fmt.Fprintln(e.stdout, plain)
-			fmt.Fprintf(e.stderr, "created API key %d %q on %s; the key above is shown only this once\n", k.ID, k.Name, planText(k))
+			fmt.Fprintf(e.stderr, "created API key %d %q of client %d on %s with the scopes %s; the key above is shown only this once\n",
+				k.ID, k.Name, k.ClientID, planText(k), strings.Join(k.Scopes.Strings(), ","))
 			return nil
 		}}, true
 	case "list":
@@ -150,7 +177,7 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 			if err != nil {
 				return err
 			}
-			now := keys.Now()
+			now := time.Now()
 			if *asJSON {
 				views := make([]keyJSON, len(list))
 				for i := range list {
@@ -163,12 +190,12 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 				return nil
 			}
 			w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tPREFIX\tNAME\tPLAN\tPER MINUTE\tPER DAY\tSTATE\tLAST USED\tEXPIRES\tCREATED")
+			fmt.Fprintln(w, "ID\tPREFIX\tNAME\tCLIENT\tPLAN\tPER MINUTE\tPER DAY\tSCOPES\tSTATE\tLAST USED\tEXPIRES\tCREATED")
 			for i := range list {
 				k := &list[i]
 				l := k.Limits()
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Name, k.Plan,
-					l.PerMinute, l.PerDay, k.State(now), timeText(k.LastUsedAt), timeText(k.ExpiresAt), timeText(&k.CreatedAt))
+				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Name, k.ClientID, k.Plan,
+					l.PerMinute, l.PerDay, strings.Join(k.Scopes.Strings(), ","), k.State(now), timeText(k.LastUsedAt), timeText(k.ExpiresAt), timeText(&k.CreatedAt))
 			}
 			return w.Flush()
 		}}, true
@@ -199,7 +226,7 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 			if err != nil {
 				return err
 			}
-			if !before.Banned(keys.Now()) {
+			if !before.Banned(time.Now()) {
 				fmt.Fprintf(e.stdout, "API key %d %q was not banned\n", k.ID, k.Name)
 				return nil
 			}
@@ -222,6 +249,27 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 			fmt.Fprintf(e.stdout, "API key %d %q is now on %s\n", k.ID, k.Name, planText(k))
 			return nil
 		}}, true
+	case "set-scopes":
+		var scopes *string
+		fs.Func("scopes", "the key's scopes from now on, comma-separated, e.g. pets:read,orders:read (required)", func(v string) error {
+			scopes = &v
+			return nil
+		})
+		return keySub{args: []string{"ID"}, run: func(ctx context.Context, keys *models.APIKeyStore, args []string) error {
+			id, err := keyID(args[0])
+			if err != nil {
+				return err
+			}
+			if scopes == nil {
+				return errors.New("keys set-scopes: --scopes is required, e.g. --scopes pets:read,orders:read")
+			}
+			k, err := keys.SetScopes(ctx, id, scopeNames(scopes))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "API key %d %q now has the scopes %s\n", k.ID, k.Name, strings.Join(k.Scopes.Strings(), ","))
+			return nil
+		}}, true
 	}
 	return keySub{}, false
 }
@@ -241,6 +289,8 @@ type keyJSON struct {
 	Key         string     `json:"key,omitempty"`
 	Prefix      string     `json:"prefix"`
 	Name        string     `json:"name"`
+	Client      int64      `json:"client"`
+	Scopes      []string   `json:"scopes"`
 	Plan        string     `json:"plan"`
 	PerMinute   int        `json:"perMinute"`
 	PerDay      int        `json:"perDay"`
@@ -254,7 +304,7 @@ type keyJSON struct {
 
 func keyView(k *models.APIKey, now time.Time) keyJSON {
 	l := k.Limits()
-	return keyJSON{ID: k.ID, Prefix: k.Prefix, Name: k.Name, Plan: string(k.Plan), PerMinute: l.PerMinute,
+	return keyJSON{ID: k.ID, Prefix: k.Prefix, Name: k.Name, Client: k.ClientID, Scopes: k.Scopes.Strings(), Plan: string(k.Plan), PerMinute: l.PerMinute,
 		PerDay: l.PerDay, State: k.State(now), ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
 		BannedUntil: k.BannedUntil, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt}
 }

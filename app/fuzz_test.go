@@ -446,7 +446,7 @@ func addOrders(f *testing.F, s *apptest.Server, n int) []*models.Order {
 		if err := s.DB.Create(&p).Error; err != nil {
 			f.Fatal(err)
 		}
-		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, "fuzz", nil)
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, models.ClientOwner(s.ClientID), "fuzz", nil)
 		for _, a := range [][]models.Action{nil, {models.ActionApprove}, {models.ActionApprove, models.ActionDeliver}, {models.ActionCancel}}[i%4] {
 			if err == nil {
 				o, err = orders.Apply(ctx, o.ID, a, "fuzz")

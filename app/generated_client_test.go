@@ -20,6 +20,7 @@ import (
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/apiclient"
 	"github.com/petstore/petstore/app/apptest/testenv"
+	"github.com/petstore/petstore/models"
 )
 
 // generatedClient talks to s through apptest, so its requests carry s's headers (its API key)
@@ -265,6 +266,24 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				}
 				res, err = anon.GetOrderHeadWithResponse(ctx, order.Id, nil)
 				decoded(t, res, err, 401)
+			}},
+			{"cancelOrder", func(t *testing.T) {
+				_, readOnly := s.CreateKey(t, models.NewAPIKey{Name: "reader", Plan: "pro", ClientID: s.ClientID, Scopes: []string{"orders:read"}})
+				res, err := generatedClient(t, s.As(readOnly)).CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 403).JSON403, apiclient.ErrorCodeInsufficientScope, 403)
+				if h := res.Headers403; h == nil || !strings.Contains(h.WWWAuthenticate, `scope="orders:write"`) {
+					t.Fatalf("403 headers %+v, want the challenge naming orders:write", h)
+				}
+				res, err = c.CancelOrderWithResponse(ctx, order.Id)
+				if got := *decoded(t, res, err, 200).JSON200; got.Id != order.Id || got.Status != apiclient.OrderStatusCancelled {
+					t.Fatalf("order %+v, want order %d cancelled", got, order.Id)
+				}
+				res, err = c.CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 409).JSON409, apiclient.ErrorCodeConflict, 409)
+				res, err = c.CancelOrderWithResponse(ctx, unknownID)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 		}
 

@@ -73,7 +73,7 @@ func TestEveryOrderTransitionAllowedAndRefused(t *testing.T) {
 					before, _ := pets.History(t.Context(), p.ID)
 					got, err := orders.Apply(t.Context(), o.ID, a, "staff:alice")
 					after, _ := pets.History(t.Context(), p.ID)
-					stored, _ := orders.Get(t.Context(), o.ID)
+					stored, _ := orders.Get(t.Context(), o.ID, models.StaffOwner)
 					petNow := models.PetStatus(getPetStatus(t, s, p.ID))
 					if want.order == "" {
 						if models.ErrorCode(err) != models.EConflict || !strings.Contains(models.ErrorMessage(err), string(from)) {
@@ -210,7 +210,7 @@ func TestConcurrentStaffActionsLeaveOrderAndPetInAgreement(t *testing.T) {
 					t.Fatalf("unexpected error %v", err)
 				}
 			}
-			final, _ := orders.Get(t.Context(), o.ID)
+			final, _ := orders.Get(t.Context(), o.ID, models.StaffOwner)
 			petNow := getPetStatus(t, s, p.ID)
 			agree := (final.Status == models.OrderDelivered && petNow == "sold") ||
 				(final.Status == models.OrderCancelled && petNow == "available")

@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"staff":   staffCommand,
 	"seed":    seedCommand,
 	"keys":    keysCommand,
+	"clients": clientsCommand,
 
 	// Run by the container image's HEALTHCHECK.
 	"healthcheck": healthcheckCommand,

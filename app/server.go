@@ -10,8 +10,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/models/admission"
+	"github.com/petstore/petstore/models/keychanges"
+	"github.com/petstore/petstore/models/ratelimit"
 	"github.com/petstore/petstore/routes"
-	"github.com/petstore/petstore/routes/ratelimit"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"gorm.io/gorm"
@@ -35,11 +37,11 @@ type parts struct {
 }
 
 // WithClock makes the service read the time from now: rate-limit windows, bans, key expiry and
-// the key cache.
+// the key cache, everywhere (routes.Deps.Now).
 func WithClock(now func() time.Time) Option { return func(p *parts) { p.now = now } }
 
 // WithKeyStore makes the service authenticate through keys, so changes made through it
-// (revoke, set plan, unban) reach the service's next request. NewKeyStore makes one.
+// (revoke, plan, scopes, unban) reach the service's next request. NewKeyStore makes one.
 func WithKeyStore(keys *models.APIKeyStore) Option { return func(p *parts) { p.keys = keys } }
 
 // WithMetrics makes the service count its requests, refusals, bans and database pools in m;
@@ -53,12 +55,13 @@ func WithStaffHashCost(cost int) Option { return func(p *parts) { p.staffHashCos
 
 // NewKeyStore returns the API key store the service uses on db, reading the time from now.
 func NewKeyStore(cfg Config, db *gorm.DB, now func() time.Time) *models.APIKeyStore {
-	return models.NewAPIKeyStore(db, models.KeyStoreOptions{Now: now, CacheTTL: cfg.KeyCacheTTL})
+	return models.NewAPIKeyStore(db, models.KeyStoreOptions{Now: now})
 }
 
 // NewServer builds the HTTP server on its dependencies; it holds no globals, so tests run as
-// many servers as they like in one process. Shutting the server down writes the keys'
-// last-used times and closes the Redis connections.
+// many servers as they like in one process. It listens for changes of API keys made by other
+// processes until it shuts down; shutting down also writes the keys' last-used times and closes
+// the Redis connections.
 func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber.App {
 	p := parts{now: time.Now}
 	for _, o := range opts {
@@ -67,7 +70,10 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 	if p.keys == nil {
 		p.keys = NewKeyStore(cfg, db, p.now)
 	}
-	limiter, closeLimiter := newLimiter(cfg, log, p.now)
+	limiter, redisClient, closeLimiter := newLimiter(cfg, log, p.now)
+	gate := admission.New(admission.Config{Keys: p.keys, Limiter: limiter, Now: p.now, CacheTTL: cfg.KeyCacheTTL,
+		BanThreshold: cfg.BanThreshold, BanDuration: cfg.BanDuration, Log: log})
+	stopListening := listenForKeyChanges(cfg, log, db, p.keys, redisClient, gate.Forget)
 	staff := models.NewStaffStore(db)
 	if p.staffHashCost != 0 {
 		staff = staff.WithHashCost(p.staffHashCost)
@@ -115,10 +121,11 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		Staff:          staff,
 		Sessions:       sessionStorage(app, cfg),
 		SessionTimeout: cfg.SessionTimeout,
+		Now:            p.now,
+		Gate:           gate,
 		Keys:           p.keys,
+		Clients:        models.NewClientStore(db),
 		Limiter:        limiter,
-		BanThreshold:   cfg.BanThreshold,
-		BanDuration:    cfg.BanDuration,
 		Orders:         models.NewOrderStore(db),
 		IdemKeys:       idempotencyStore(cfg, db),
 		Metrics:        p.metrics,
@@ -135,11 +142,31 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		PublicURL:   cfg.PublicURL,
 	})
 	app.Hooks().OnShutdown(func() error {
+		stopListening()
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.DBTimeout)
 		defer cancel()
 		return errors.Join(p.keys.Close(ctx), closeLimiter())
 	})
 	return app
+}
+
+// listenForKeyChanges hears of the changes of API keys that other processes make (the command
+// line, the admin pages or a ban on another instance), through the database and through Redis
+// when it is configured, and tells forget. Changes made by keys, this process's own store, are
+// announced on Redis too (PostgreSQL hears of them from the store's own NOTIFY, other SQLite
+// processes from the file).
+func listenForKeyChanges(cfg Config, log *slog.Logger, db *gorm.DB, keys *models.APIKeyStore, client *redis.Client, forget func(int64)) (stop func()) {
+	src := keychanges.Sources{Log: log}
+	if cfg.DatabaseURL != "" {
+		src.PostgresURL = cfg.DatabaseURL
+	} else {
+		src.SQLite, src.Keys = db, keys
+	}
+	if client != nil {
+		src.Redis, src.RedisPrefix = client, cfg.RedisPrefix
+		keys.OnChange(keychanges.Publisher(client, cfg.RedisPrefix, log))
+	}
+	return keychanges.Listen(src, forget)
 }
 
 // idempotencyStore keeps Idempotency-Key records. A request's database work ends within
@@ -167,25 +194,33 @@ func (l redisLog) Printf(ctx context.Context, format string, args ...any) {
 }
 
 // newLimiter counts in this instance, or in Redis when REDIS_URL is set, falling back to this
-// instance while Redis does not answer.
-func newLimiter(cfg Config, log *slog.Logger, now func() time.Time) (ratelimit.Limiter, func() error) {
+// instance while Redis does not answer. It returns the Redis client too (nil without Redis).
+func newLimiter(cfg Config, log *slog.Logger, now func() time.Time) (ratelimit.Limiter, *redis.Client, func() error) {
 	local := ratelimit.NewMemory(now)
-	if cfg.RedisURL == "" {
-		return local, func() error { return nil }
+	client := newRedisClient(cfg, log)
+	if client == nil {
+		return local, nil, func() error { return nil }
 	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil { // LoadConfig has checked it; a Config built by hand may not be
-		log.Error("REDIS_URL is not usable; counting in this instance alone", "error", err.Error())
-		return local, func() error { return nil }
-	}
-	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
-	opt.MaxRetries, opt.DialerRetries = -1, 1
-	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	client := redis.NewClient(opt)
 	limiter := ratelimit.NewFallback(ratelimit.NewRedis(client, cfg.RedisPrefix, now), local, log, now, redisRetry)
 	// Ask once at start, so an unreachable Redis is in the log and /readyz from the first moment.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*redisDialTimeout)
 	defer cancel()
 	_ = limiter.Ready(ctx)
-	return limiter, client.Close
+	return limiter, client, client.Close
+}
+
+// newRedisClient connects to REDIS_URL, or returns nil when it is not set.
+func newRedisClient(cfg Config, log *slog.Logger) *redis.Client {
+	if cfg.RedisURL == "" {
+		return nil
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil { // LoadConfig has checked it; a Config built by hand may not be
+		log.Error("REDIS_URL is not usable; counting in this instance alone", "error", err.Error())
+		return nil
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
+	opt.MaxRetries, opt.DialerRetries = -1, 1
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return redis.NewClient(opt)
 }

@@ -51,10 +51,11 @@ const (
 	ObjectCategory = "category"
 	ObjectAPIKey   = "api_key"
 	ObjectStaff    = "staff"
+	ObjectClient   = "client"
 )
 
 // AuditObjects lists every kind of object the audit log records, for its filter.
-var AuditObjects = []string{ObjectPet, ObjectOrder, ObjectCategory, ObjectAPIKey, ObjectStaff}
+var AuditObjects = []string{ObjectPet, ObjectOrder, ObjectCategory, ObjectAPIKey, ObjectStaff, ObjectClient}
 
 // Audit actions. An order's own actions (place, approve, deliver, cancel) and a pet's status set
 // by hand (set_status) are recorded under the lifecycle's names.

@@ -42,7 +42,7 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 		// Saving a form that changes nothing records nothing.
 		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two}, models.StaffActor("ann"))
 		must(t, err)
-		o, err := orders.Place(models.WithActor(context.Background(), models.APIKeyActor(7)), models.NewOrder{PetID: &p.ID}, models.APIKeyActor(7), nil)
+		o, err := orders.Place(models.WithActor(context.Background(), models.APIKeyActor(7)), models.NewOrder{PetID: &p.ID}, models.ClientOwner(7), models.APIKeyActor(7), nil)
 		must(t, err)
 		_, err = orders.Cancel(ann, o.ID, models.StaffActor("ann"))
 		must(t, err)
@@ -77,6 +77,7 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 			{"staff:ann", "pet", "set_status", `{"status":"available"}`, `{"status":"sold"}`},
 			{"staff:ann", "category", "create", "", `{"name":"Horses"}`},
 			{"staff:ann", "category", "update", `{"name":"Horses"}`, `{"name":"Ponies"}`},
+			{"cli", "client", "create", "", `{"email":"","name":"shop"}`}, // a key issued without a client gets one
 			{"cli", "api_key", "create", "", ""},
 			{"staff:ann", "api_key", "revoke", `{"revokedAt":null}`, ""},
 			{"cli", "staff", "create", "", `{"disabled":false,"mustChangePassword":false,"passwordChangedAt":null,"role":"staff","username":"bob"}`},
@@ -97,16 +98,16 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 				t.Errorf("entry %d: %s %s %s %s -> %s at %s, want %+v", i, e.Actor, e.ObjectType, e.Action, e.Before, e.After, e.CreatedAt, w)
 			}
 		}
-		if e := got[10]; e.ObjectID != k.ID || e.ObjectName != "shop" || e.AfterFields()["revokedAt"] == nil {
+		if e := got[11]; e.ObjectID != k.ID || e.ObjectName != "shop" || e.AfterFields()["revokedAt"] == nil {
 			t.Errorf("revocation entry %+v: want key %d named shop, revokedAt set", e, k.ID)
 		}
 		// A password change shows as such, never with the password or its hash.
-		for _, e := range got[12:] {
+		for _, e := range got[13:] {
 			if e.BeforeFields()["passwordChangedAt"] == e.AfterFields()["passwordChangedAt"] || len(e.Before+e.After) > 200 {
 				t.Errorf("password entry %s: %s -> %s", e.Action, e.Before, e.After)
 			}
 		}
-		if m := got[12].AfterFields()["mustChangePassword"]; m != true {
+		if m := got[13].AfterFields()["mustChangePassword"]; m != true {
 			t.Errorf("a reset leaves mustChangePassword %v, want true", m)
 		}
 
@@ -124,7 +125,7 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 			t.Fatalf("the pet's next entries: %d (next %v)", len(rest), second.Next)
 		}
 		for f, n := range map[models.AuditFilter]int{
-			{Actor: "cli"}:                     2,
+			{Actor: "cli"}:                     3,
 			{Action: "update", Object: "pet"}:  3,
 			{Day: time.Now()}:                  len(want),
 			{Day: time.Now().AddDate(0, 0, 1)}: 0,

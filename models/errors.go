@@ -25,6 +25,9 @@ const (
 	EBanned        = "api_key_banned"
 )
 
+// EInsufficientScope refuses an operation the API key's scopes do not allow.
+const EInsufficientScope = "insufficient_scope"
+
 // Error is an error a user may see: a machine-readable code and a human-readable message.
 // Field, when set, names the request field or parameter the error is about.
 type Error struct {

@@ -91,6 +91,10 @@ func postgresDSN(dsn string, timeout time.Duration) string {
 	return u.String()
 }
 
+// sqliteDSN opens the file in WAL mode. Transactions take the write lock when they begin
+// (_txlock=immediate): one that read first and wrote later could not take it after another
+// process (the command line beside the service) had written meanwhile, and would fail at once
+// instead of waiting out busy_timeout.
 func sqliteDSN(path string) string {
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_txlock=immediate"
 }

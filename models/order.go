@@ -14,7 +14,7 @@ import (
 // Order is a store order for one pet, as stored. At most one order per pet is live (placed or
 // approved) at a time; the partial unique index holds that even against a bug in the code.
 type Order struct {
-	ID        int64       `gorm:"primaryKey;index:idx_orders_status_id,priority:2;index:idx_orders_pet_id_id,priority:2;index:idx_orders_created_at_id,priority:2;index:idx_orders_ship_date_id,priority:2"`
+	ID        int64       `gorm:"primaryKey;index:idx_orders_status_id,priority:2;index:idx_orders_pet_id_id,priority:2;index:idx_orders_client_id_id,priority:2;index:idx_orders_created_at_id,priority:2;index:idx_orders_ship_date_id,priority:2"`
 	PetID     int64       `gorm:"not null;index:idx_orders_pet_id_id,priority:1;uniqueIndex:idx_orders_live_pet,where:status = 'placed' OR status = 'approved'"`
 	Pet       *Pet        `gorm:"constraint:OnUpdate:CASCADE,OnDelete:RESTRICT"`
 	Quantity  int32       `gorm:"not null"`
@@ -23,6 +23,37 @@ type Order struct {
 	Complete  bool        `gorm:"not null"`
 	CreatedAt time.Time   `gorm:"index:idx_orders_created_at_id,priority:1"`
 	UpdatedAt time.Time
+	// ClientID is the client whose key placed the order; nil for orders by staff or the seed.
+	ClientID *int64 `gorm:"index:idx_orders_client_id_id,priority:1"`
+}
+
+// Owner is whose orders a query sees: one client's own, or, for staff, everyone's.
+type Owner struct {
+	clientID int64
+	staff    bool
+}
+
+// ClientOwner sees the orders of one client only; another's order is not found.
+func ClientOwner(clientID int64) Owner { return Owner{clientID: clientID} }
+
+// StaffOwner sees every order.
+var StaffOwner = Owner{staff: true}
+
+// scope narrows a query on orders to what the owner sees.
+func (w Owner) scope(q *gorm.DB) *gorm.DB {
+	if w.staff {
+		return q
+	}
+	return q.Where("client_id = ?", w.clientID)
+}
+
+// placedBy is the client a new order placed by w belongs to: none when staff place it.
+func (w Owner) placedBy() *int64 {
+	if w.staff {
+		return nil
+	}
+	id := w.clientID
+	return &id
 }
 
 // auditFields are what the audit log keeps of an order (its quantity is always 1).
@@ -80,9 +111,9 @@ type OrderFilter struct {
 // status or its ship date (orders without one last), each through an index on (column, id).
 var orders = keyset[Order]{
 	table:   "orders",
-	columns: "id, pet_id, quantity, ship_date, status, complete, created_at, updated_at",
+	columns: "id, pet_id, quantity, ship_date, status, complete, client_id, created_at, updated_at",
 	scan: func(rows *sql.Rows, o *Order) error {
-		return rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.CreatedAt, &o.UpdatedAt)
+		return rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.ClientID, &o.CreatedAt, &o.UpdatedAt)
 	},
 	sortKeys: map[string]sortKey[Order]{
 		"placed":   timeKey("created_at", false, func(o *Order) *time.Time { return &o.CreatedAt }),
@@ -105,12 +136,14 @@ var forUpdate = clause.Locking{Strength: clause.LockingStrengthUpdate}
 
 // Place validates the order and places it in one transaction: the pet must be available, and
 // becomes pending. A pet that does not exist (or is deleted) is not_found; one that is not
-// available, a conflict. then, when given, runs in the same transaction.
-func (s *OrderStore) Place(ctx context.Context, n NewOrder, actor string, then Then[Order]) (*Order, error) {
+// available, a conflict. The order belongs to by's client (to none when staff place it). then,
+// when given, runs in the same transaction.
+func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor string, then Then[Order]) (*Order, error) {
 	o, err := n.Validate(s.db.NowFunc())
 	if err != nil {
 		return nil, err
 	}
+	o.ClientID = by.placedBy()
 	err = s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		p, err := lockPet(tx, o.PetID)
 		if err != nil {
@@ -155,17 +188,39 @@ func (s *OrderStore) Cancel(ctx context.Context, id int64, actor string) (*Order
 	return s.Apply(ctx, id, ActionCancel, actor)
 }
 
+// CancelOwn is a client cancelling its own order, which it may only while the order is placed
+// (once approved, staff have confirmed the sale); it follows the lifecycle's cancel otherwise.
+// Another client's order is not found.
+func (s *OrderStore) CancelOwn(ctx context.Context, id int64, by Owner, actor string) (*Order, error) {
+	return s.apply(ctx, id, by, ActionCancel, actor, func(o *Order) error {
+		if o.Status != OrderPlaced {
+			return Errorf(EConflict, "order %d is %s; a client can cancel an order only while it is placed", o.ID, o.Status)
+		}
+		return nil
+	})
+}
+
 // Apply performs a staff action on an order and its pet in one transaction that locks both
 // (the order first, then the pet, the same order everywhere). An action the order's status
 // does not allow is a conflict and changes nothing.
 func (s *OrderStore) Apply(ctx context.Context, id int64, a Action, actor string) (*Order, error) {
+	return s.apply(ctx, id, StaffOwner, a, actor, nil)
+}
+
+// apply is Apply for an order by sees, with a check of its own (allowed) before the lifecycle's.
+func (s *OrderStore) apply(ctx context.Context, id int64, by Owner, a Action, actor string, allowed func(*Order) error) (*Order, error) {
 	if a == ActionPlace {
 		return nil, Errorf(EInternal, "Apply cannot place an order; use Place")
 	}
 	var o Order
 	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(forUpdate).Take(&o, id).Error; err != nil {
+		if err := by.scope(tx.Clauses(forUpdate)).Take(&o, id).Error; err != nil {
 			return storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
+		}
+		if allowed != nil {
+			if err := allowed(&o); err != nil {
+				return err
+			}
 		}
 		// A deleted pet's orders are never live, and the lifecycle refuses to move them: it
 		// reads the pet as it is, deleted or not.
@@ -195,17 +250,21 @@ func (s *OrderStore) Apply(ctx context.Context, id int64, a Action, actor string
 	return &o, nil
 }
 
-// Get returns one order.
-func (s *OrderStore) Get(ctx context.Context, id int64) (*Order, error) {
+// Get returns one order that by sees; another client's order is not found.
+func (s *OrderStore) Get(ctx context.Context, id int64, by Owner) (*Order, error) {
 	var o Order
-	err := s.db.WithContext(ctx).Take(&o, id).Error
+	err := by.scope(s.db.WithContext(ctx)).Take(&o, id).Error
 	return &o, storeError(err, "order "+strconv.FormatInt(id, 10)+" not found")
 }
 
-// List returns one page of the orders that match f.
-func (s *OrderStore) List(ctx context.Context, f OrderFilter, page Page) (Paged[Order], error) {
+// List returns one page of the orders by sees that match f.
+func (s *OrderStore) List(ctx context.Context, by Owner, f OrderFilter, page Page) (Paged[Order], error) {
 	var where []string
 	var args []any
+	if !by.staff {
+		where = append(where, "client_id = ?")
+		args = append(args, by.clientID)
+	}
 	if f.Status != "" {
 		where = append(where, "status = ?")
 		args = append(args, f.Status)
@@ -222,6 +281,13 @@ func (s *OrderStore) List(ctx context.Context, f OrderFilter, page Page) (Paged[
 		args = append(args, nameLike(f.Search))
 	}
 	return orders.list(ctx, s.db, where, args, page)
+}
+
+// ListForClient returns a client's most recent orders, newest first, at most limit.
+func (s *OrderStore) ListForClient(ctx context.Context, clientID int64, limit int) ([]Order, error) {
+	var orders []Order
+	err := s.db.WithContext(ctx).Where("client_id = ?", clientID).Order("id DESC").Limit(limit).Find(&orders).Error
+	return orders, storeError(err, "")
 }
 
 // ListForPet returns every order ever placed for a pet, oldest first; a pet has few.

@@ -28,7 +28,7 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 			if i == 1 {
 				n.ShipDate = &ship
 			}
-			o, err := orders.Place(ctx, n, "test", nil)
+			o, err := orders.Place(ctx, n, models.StaffOwner, "test", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +42,7 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 
 		list := func(f models.OrderFilter, page models.Page) ([]models.Order, bool) {
 			t.Helper()
-			got, err := orders.List(ctx, f, page)
+			got, err := orders.List(ctx, models.StaffOwner, f, page)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +71,85 @@ func TestOrderListFiltersAndPages(t *testing.T) {
 		rest, moreAfter := list(models.OrderFilter{}, models.Page{Limit: 2, Cursor: &models.Cursor{ID: first[1].ID}})
 		if !more || moreAfter || len(first) != 2 || len(rest) != 1 || rest[0].ID != approved.ID {
 			t.Errorf("pages of 2: %d (more %v) then %d (more %v), want 2 and more, then the last alone", len(first), more, len(rest), moreAfter)
+		}
+	})
+}
+
+// Ownership is part of every query: a client's list, look-up and cancel see its own orders
+// only, staff see all, and an order placed by staff belongs to no client.
+func TestOrdersAreSeenOnlyByTheClientThatPlacedThemAndByStaff(t *testing.T) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		db := openDB(t, store)
+		pets, orders, clients := models.NewPetStore(db), models.NewOrderStore(db), models.NewClientStore(db)
+		ctx := models.WithActor(context.Background(), "test")
+		a, err := clients.Create(ctx, models.NewClient{Name: "A"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := clients.Create(ctx, models.NewClient{Name: "B", Email: "ops@b.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		place := func(by models.Owner) *models.Order {
+			t.Helper()
+			name, cat := "Pet", int64(1)
+			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, by, "test", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o
+		}
+		ofA, ofB, ofStaff := place(models.ClientOwner(a.ID)), place(models.ClientOwner(b.ID)), place(models.StaffOwner)
+		if ofA.ClientID == nil || *ofA.ClientID != a.ID || ofStaff.ClientID != nil {
+			t.Fatalf("owners: A's order %v, staff's %v; want A and none", ofA.ClientID, ofStaff.ClientID)
+		}
+		ids := func(by models.Owner) []int64 {
+			t.Helper()
+			list, err := orders.List(ctx, by, models.OrderFilter{}, models.Page{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int64
+			for _, o := range list.Items {
+				out = append(out, o.ID)
+			}
+			return out
+		}
+		if got := ids(models.ClientOwner(a.ID)); len(got) != 1 || got[0] != ofA.ID {
+			t.Errorf("A lists %v, want only %d", got, ofA.ID)
+		}
+		if got := ids(models.StaffOwner); len(got) != 3 {
+			t.Errorf("staff list %v, want all three", got)
+		}
+		if _, err := orders.Get(ctx, ofB.ID, models.ClientOwner(a.ID)); models.ErrorCode(err) != models.ENotFound {
+			t.Errorf("A gets B's order: %v, want not_found", err)
+		}
+		if _, err := orders.Get(ctx, ofStaff.ID, models.ClientOwner(a.ID)); models.ErrorCode(err) != models.ENotFound {
+			t.Errorf("A gets staff's order: %v, want not_found", err)
+		}
+		if _, err := orders.CancelOwn(ctx, ofB.ID, models.ClientOwner(a.ID), "api-key:1"); models.ErrorCode(err) != models.ENotFound {
+			t.Errorf("A cancels B's order: %v, want not_found", err)
+		}
+		if o, err := orders.Get(ctx, ofB.ID, models.StaffOwner); err != nil || o.Status != models.OrderPlaced {
+			t.Errorf("B's order after A's attempt: %+v %v, want still placed", o, err)
+		}
+		got, err := orders.CancelOwn(ctx, ofA.ID, models.ClientOwner(a.ID), "api-key:1")
+		if err != nil || got.Status != models.OrderCancelled {
+			t.Fatalf("A cancels its own placed order: %+v %v", got, err)
+		}
+		if _, err := orders.Approve(ctx, ofB.ID, "staff:sam"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := orders.CancelOwn(ctx, ofB.ID, models.ClientOwner(b.ID), "api-key:2"); models.ErrorCode(err) != models.EConflict {
+			t.Errorf("B cancels its approved order: %v, want a conflict (only placed orders)", err)
+		}
+		list, err := clients.List(ctx, time.Now())
+		if err != nil || len(list) != 2 || list[0].Orders != 1 || list[1].Orders != 1 || list[1].Email != "ops@b.example" {
+			t.Errorf("clients %+v (%v), want A and B with one order each", list, err)
 		}
 	})
 }

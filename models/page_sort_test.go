@@ -65,7 +65,7 @@ func TestOrderPagesWalkEverySortBothWays(t *testing.T) {
 				ship := day.AddDate(0, 0, i%4)
 				n.ShipDate = &ship
 			}
-			o, err := orders.Place(ctx, n, "test", nil)
+			o, err := orders.Place(ctx, n, models.StaffOwner, "test", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestOrderPagesWalkEverySortBothWays(t *testing.T) {
 					wantIDs = append(wantIDs, o.ID)
 				}
 				fwd, back := walkPages(t, s, 3, func(pg models.Page) ([]int64, *models.Cursor, *models.Cursor, models.Total, models.Total) {
-					got, err := orders.List(ctx, models.OrderFilter{}, pg)
+					got, err := orders.List(ctx, models.StaffOwner, models.OrderFilter{}, pg)
 					if err != nil {
 						t.Fatal(err)
 					}

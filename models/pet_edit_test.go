@@ -142,7 +142,7 @@ func TestPatchFollowsTheRulesOfCreationAndChangesNothingWhenRefused(t *testing.T
 
 		// The lifecycle's rule: a pet an order holds moves only through that order.
 		held := mustCreate(t, pets, "Held", 1)
-		if _, err := orders.Place(ctx, models.NewOrder{PetID: &held.ID}, "test", nil); err != nil {
+		if _, err := orders.Place(ctx, models.NewOrder{PetID: &held.ID}, models.StaffOwner, "test", nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := pets.Patch(ctx, held.ID, models.PetPatch{Status: ptr("available")}, "api-key:1", nil); models.ErrorCode(err) != models.EConflict {
@@ -166,7 +166,7 @@ func TestDeleteKeepsOrdersAndHistoryAndRestoreUndoesIt(t *testing.T) {
 		ctx := models.WithActor(context.Background(), models.ActorCLI)
 		p := mustCreate(t, pets, "Rex", 1)
 		mustCreate(t, pets, "Other", 1)
-		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, "test", nil)
+		o, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, models.StaffOwner, "test", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestDeleteKeepsOrdersAndHistoryAndRestoreUndoesIt(t *testing.T) {
 		if _, err := pets.Patch(ctx, p.ID, models.PetPatch{Name: ptr("x")}, "api-key:1", nil); models.ErrorCode(err) != models.ENotFound {
 			t.Fatalf("patching a deleted pet: %v, want not_found", err)
 		}
-		if _, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, "test", nil); models.ErrorCode(err) != models.ENotFound {
+		if _, err := orders.Place(ctx, models.NewOrder{PetID: &p.ID}, models.StaffOwner, "test", nil); models.ErrorCode(err) != models.ENotFound {
 			t.Fatalf("ordering a deleted pet: %v, want not_found", err)
 		}
 		live, _ := pets.List(ctx, models.PetFilter{IDs: []int64{p.ID}}, models.Page{Limit: 10})
@@ -204,7 +204,7 @@ func TestDeleteKeepsOrdersAndHistoryAndRestoreUndoesIt(t *testing.T) {
 		if got, err := pets.GetAny(ctx, p.ID); err != nil || !got.DeletedAt.Valid {
 			t.Fatalf("staff's view of the deleted pet: %+v, %v", got, err)
 		}
-		if got, err := orders.Get(ctx, o.ID); err != nil || got.PetID != p.ID {
+		if got, err := orders.Get(ctx, o.ID, models.StaffOwner); err != nil || got.PetID != p.ID {
 			t.Fatalf("the deleted pet's order: %+v, %v", got, err)
 		}
 		if names, _ := pets.Names(ctx, []int64{p.ID}); names[p.ID] != "Rex" {

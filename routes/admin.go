@@ -19,7 +19,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/gofiber/fiber/v2/utils"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/models/ratelimit"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
 )
@@ -44,8 +44,10 @@ type admin struct {
 	cats     *models.CategoryStore
 	orders   *models.OrderStore
 	keys     *models.APIKeyStore
+	clients  *models.ClientStore
 	audit    *models.AuditStore
 	limiter  ratelimit.Limiter
+	now      func() time.Time
 	sessions *session.Store
 	throttle *loginThrottle
 	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
@@ -75,8 +77,10 @@ func newAdmin(d Deps) *admin {
 		cats:     d.AdminCategories,
 		orders:   d.Orders,
 		keys:     d.Keys,
+		clients:  d.Clients,
 		audit:    d.Audit,
 		limiter:  d.Limiter,
+		now:      d.Now,
 		sessions: store,
 		throttle: &loginThrottle{store: store.Storage, now: time.Now},
 

@@ -29,6 +29,8 @@ var auditObjects = map[string]auditObject{
 	models.ObjectCategory: {"Category", func(string) string { return "/admin/categories" }, true},
 	models.ObjectAPIKey:   {"API key", func(id string) string { return "/admin/keys/" + id }, true},
 	models.ObjectStaff:    {"Staff", func(id string) string { return "/admin/staff/" + id }, true},
+
+	models.ObjectClient: {"Client", func(id string) string { return "/admin/clients/" + id }, true},
 }
 
 // auditActions say what an entry's action did, as a verb.

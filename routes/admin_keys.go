@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/models/ratelimit"
 	"github.com/petstore/petstore/views"
 )
 
@@ -16,16 +16,37 @@ import (
 // it, so reloading that page cannot issue a second key.
 const sessNewKey = "new_key"
 
-// keyRow is a key as the pages show it, with its usage of the current windows.
-func (a *admin) keyRow(c *fiber.Ctx, k *models.APIKey) (views.KeyRow, error) {
+// keyRow is a key as the pages show it, with its client's name and its usage of the current
+// windows.
+func (a *admin) keyRow(c *fiber.Ctx, k *models.APIKey, clientName string) (views.KeyRow, error) {
 	u, err := a.limiter.Usage(c.UserContext(), ratelimit.KeyClient(k.ID))
 	if err != nil {
 		return views.KeyRow{}, err
 	}
 	l := k.Limits()
-	return views.KeyRow{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Plan: string(k.Plan), PerMinute: l.PerMinute, PerDay: l.PerDay,
-		State: k.State(a.keys.Now()), UsedToday: u.Day, UsedMinute: u.Minute, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
+	return views.KeyRow{ID: k.ID, Name: k.Name, Prefix: k.Prefix, ClientID: k.ClientID, ClientName: clientName,
+		Scopes: k.Scopes.Strings(), Plan: string(k.Plan), PerMinute: l.PerMinute, PerDay: l.PerDay,
+		State: k.State(a.now()), UsedToday: u.Day, UsedMinute: u.Minute, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
 		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, BannedUntil: k.BannedUntil}, nil
+}
+
+// keyRows are keys as the pages show them.
+func (a *admin) keyRows(c *fiber.Ctx, keys []models.APIKey) ([]views.KeyRow, error) {
+	clients, err := a.clients.List(c.UserContext(), a.now())
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[int64]string, len(clients))
+	for _, cl := range clients {
+		names[cl.ID] = cl.Name
+	}
+	rows := make([]views.KeyRow, len(keys))
+	for i := range keys {
+		if rows[i], err = a.keyRow(c, &keys[i], names[keys[i].ClientID]); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
 }
 
 func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
@@ -33,13 +54,16 @@ func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
 	if err != nil {
 		return err
 	}
-	props := views.KeysProps{Form: form, Rows: make([]views.KeyRow, len(keys))}
-	for i := range keys {
-		if props.Rows[i], err = a.keyRow(c, &keys[i]); err != nil {
-			return err
-		}
+	rows, err := a.keyRows(c, keys)
+	if err != nil {
+		return err
 	}
-	return render(c, views.Keys(page(c, "API keys", views.SectionKeys), props))
+	return render(c, views.Keys(page(c, "API keys", views.SectionKeys), views.KeysProps{Form: form, Rows: rows}))
+}
+
+// newKeyForm is the form that issues a key, before anything is typed: every scope ticked.
+func newKeyForm() views.KeyForm {
+	return views.KeyForm{Plan: string(models.PlanFree), Scopes: models.AllScopes.Strings()}
 }
 
 // listKeys is the API keys page; with format=csv, every key as CSV.
@@ -50,7 +74,19 @@ func (a *admin) listKeys(c *fiber.Ctx) error {
 		}
 		return a.exportKeys(c)
 	}
-	return a.renderKeys(c, views.KeyForm{Plan: string(models.PlanFree)})
+	return a.renderKeys(c, newKeyForm())
+}
+
+// formScopes reads the ticked scopes; none ticked is refused by the store.
+func formScopes(c *fiber.Ctx) []string {
+	var out []string
+	for _, v := range c.Request().PostArgs().PeekMulti("scopes") {
+		out = append(out, string(v))
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
 }
 
 // formLimit reads a custom limit: empty is none (0); anything else must be a whole number.
@@ -76,12 +112,18 @@ func keyLimits(f views.KeyForm) (perMinute, perDay int, errs views.FormErrors) {
 	return perMinute, perDay, errs
 }
 
-// createKey issues a key and shows it once, on the key's page.
+// createKey issues a key, with a new client of its name, and shows it once, on the key's page.
 func (a *admin) createKey(c *fiber.Ctx) error {
+	return a.issueKey(c, 0, a.renderKeys)
+}
+
+// issueKey issues the key the form describes for client (a new one when 0) and shows it once,
+// on the key's page; a refused form is shown again by rerender.
+func (a *admin) issueKey(c *fiber.Ctx, client int64, rerender func(*fiber.Ctx, views.KeyForm) error) error {
 	f := views.KeyForm{Name: c.FormValue("name"), Plan: c.FormValue("plan"), PerMinute: c.FormValue("perMinute"),
-		PerDay: c.FormValue("perDay"), ExpiresOn: c.FormValue("expiresOn")}
+		PerDay: c.FormValue("perDay"), ExpiresOn: c.FormValue("expiresOn"), Scopes: formScopes(c)}
 	perMinute, perDay, errs := keyLimits(f)
-	n := models.NewAPIKey{Name: f.Name, Plan: f.Plan, PerMinute: perMinute, PerDay: perDay}
+	n := models.NewAPIKey{Name: f.Name, ClientID: client, Plan: f.Plan, Scopes: f.Scopes, PerMinute: perMinute, PerDay: perDay}
 	if f.ExpiresOn != "" {
 		d, err := time.Parse("2006-01-02", f.ExpiresOn)
 		if err != nil {
@@ -92,7 +134,7 @@ func (a *admin) createKey(c *fiber.Ctx) error {
 	if len(errs) > 0 {
 		f.Errors = errs
 		c.Status(fiber.StatusBadRequest)
-		return a.renderKeys(c, f)
+		return rerender(c, f)
 	}
 	k, plain, err := a.keys.Create(c.UserContext(), n)
 	if err != nil {
@@ -104,7 +146,7 @@ func (a *admin) createKey(c *fiber.Ctx) error {
 			f.Errors["expiresOn"] = msg
 		}
 		c.Status(statusOf(err))
-		return a.renderKeys(c, f)
+		return rerender(c, f)
 	}
 	sess, err := a.sessions.Get(c)
 	if err != nil {
@@ -132,11 +174,16 @@ func (a *admin) showKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	return a.renderKey(c, k, secret, planForm(k), views.KeyForm{Scopes: k.Scopes.Strings()})
+}
+
+// planForm is the plan form of key k as it stands.
+func planForm(k *models.APIKey) views.KeyForm {
 	form := views.KeyForm{Plan: string(k.Plan)}
 	if k.Plan == models.PlanEnterprise {
 		form.PerMinute, form.PerDay = strconv.Itoa(k.PerMinute), strconv.Itoa(k.PerDay)
 	}
-	return a.renderKey(c, k, secret, form)
+	return form
 }
 
 // popNewKey takes the plain key of key id out of the session, if it is there.
@@ -157,12 +204,16 @@ func (a *admin) popNewKey(c *fiber.Ctx, id int64) (string, error) {
 	return strings.TrimPrefix(v, prefix), nil
 }
 
-func (a *admin) renderKey(c *fiber.Ctx, k *models.APIKey, secret string, plan views.KeyForm) error {
-	row, err := a.keyRow(c, k)
+func (a *admin) renderKey(c *fiber.Ctx, k *models.APIKey, secret string, plan, scopes views.KeyForm) error {
+	cl, err := a.clients.Get(c.UserContext(), k.ClientID)
 	if err != nil {
 		return err
 	}
-	d := views.KeyDetailProps{Key: row, Secret: secret, Plan: plan}
+	row, err := a.keyRow(c, k, cl.Name)
+	if err != nil {
+		return err
+	}
+	d := views.KeyDetailProps{Key: row, Secret: secret, Plan: plan, Scopes: scopes}
 	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectAPIKey, k.ID); err != nil {
 		return err
 	}
@@ -195,7 +246,29 @@ func (a *admin) changeKeyPlan(c *fiber.Ctx) error {
 		return err
 	}
 	f.Errors = errs
-	return a.renderKey(c, k, "", f)
+	return a.renderKey(c, k, "", f, views.KeyForm{Scopes: k.Scopes.Strings()})
+}
+
+// changeKeyScopes replaces a key's scopes; every instance applies them within a second.
+func (a *admin) changeKeyScopes(c *fiber.Ctx) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	f := views.KeyForm{Scopes: formScopes(c)}
+	k, err := a.keys.SetScopes(c.UserContext(), id, f.Scopes)
+	if err == nil {
+		return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), k.Name+" now has the scopes "+strings.Join(k.Scopes.Strings(), ", ")+".")
+	}
+	if !formRefusal(err) {
+		return err
+	}
+	f.Errors = models.FieldMessages(err)
+	c.Status(statusOf(err))
+	if k, err = a.keys.Get(c.UserContext(), id); err != nil {
+		return err
+	}
+	return a.renderKey(c, k, "", planForm(k), f)
 }
 
 // revokeKey ends a key for good.
@@ -231,13 +304,13 @@ func (a *admin) exportKeys(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	header := []string{"id", "name", "prefix", "plan", "per minute", "per day", "state", "created", "expires", "revoked", "banned until", "last used"}
-	now := a.keys.Now()
+	header := []string{"id", "name", "client id", "prefix", "plan", "scopes", "per minute", "per day", "state", "created", "expires", "revoked", "banned until", "last used"}
+	now := a.now()
 	return a.exportCSV(c, "api-keys", header, func(_ context.Context, rows csvRows) error {
 		for i := range keys {
 			k := &keys[i]
 			l := k.Limits()
-			err := rows.Row(strconv.FormatInt(k.ID, 10), k.Name, k.Prefix, string(k.Plan), strconv.Itoa(l.PerMinute), strconv.Itoa(l.PerDay),
+			err := rows.Row(strconv.FormatInt(k.ID, 10), k.Name, strconv.FormatInt(k.ClientID, 10), k.Prefix, string(k.Plan), k.Scopes.String(), strconv.Itoa(l.PerMinute), strconv.Itoa(l.PerDay),
 				k.State(now), csvTime(&k.CreatedAt), csvTime(k.ExpiresAt), csvTime(k.RevokedAt), csvTime(k.BannedUntil), csvTime(k.LastUsedAt))
 			if err != nil {
 				return err

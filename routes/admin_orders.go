@@ -83,7 +83,7 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 		}
 		return a.exportOrders(c, f, pg.Sort)
 	}
-	orders, err := a.orders.List(c.UserContext(), f, pg)
+	orders, err := a.orders.List(c.UserContext(), models.StaffOwner, f, pg)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sor
 	header := []string{"id", "pet id", "pet", "status", "ship date", "placed", "updated"}
 	return a.exportCSV(c, "orders", header, func(ctx context.Context, rows csvRows) error {
 		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
-			return a.orders.List(ctx, f, pg)
+			return a.orders.List(ctx, models.StaffOwner, f, pg)
 		}, func(ctx context.Context, orders []models.Order) error {
 			ids := make([]int64, len(orders))
 			for i := range orders {
@@ -166,7 +166,7 @@ var orderActionDone = map[models.Action]string{
 // list); refusal is why the last action was refused.
 func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
 	ctx := c.UserContext()
-	o, err := a.orders.Get(ctx, id)
+	o, err := a.orders.Get(ctx, id, models.StaffOwner)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (a *admin) orderAction(act models.Action) fiber.Handler {
 		o, err := a.orders.Apply(c.UserContext(), id, act, models.StaffActor(currentStaff(c).Username))
 		if models.ErrorCode(err) == models.EConflict {
 			// The page was stale: someone else moved the order on. Say so, and show it as it is now.
-			now, gerr := a.orders.Get(c.UserContext(), id)
+			now, gerr := a.orders.Get(c.UserContext(), id, models.StaffOwner)
 			if gerr != nil {
 				return gerr
 			}

@@ -218,7 +218,7 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 		}
 		n.ShipDate = &d
 	}
-	o, err := a.orders.Place(c.UserContext(), n, models.StaffActor(currentStaff(c).Username), nil)
+	o, err := a.orders.Place(c.UserContext(), n, models.StaffOwner, models.StaffActor(currentStaff(c).Username), nil)
 	if err == nil {
 		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(o.ID, 10), "Placed order #"+strconv.FormatInt(o.ID, 10)+".")
 	}

@@ -2,8 +2,9 @@ package routes
 
 // The general part of the published API document. swag reads it from this file and the
 // description from api.md beside it (`make generate`); tools/openapigen then adds what Swagger
-// 2.0 cannot say: the bearer scheme, both servers, and the 401 and 429 answers and rate-limit
-// headers of every operation. The security definition comes last: swag reads every line after
+// 2.0 cannot say: the bearer scheme, both servers, the 401, 403 and 429 answers and rate-limit
+// headers of every operation, and each operation's scope (from its @x-required-scope) in its
+// description. The security definition comes last: swag reads every line after
 // it as part of it.
 //
 //	@title						Pet Store API

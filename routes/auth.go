@@ -1,24 +1,25 @@
 package routes
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/models/admission"
 )
 
-// RFC 6750 challenges: the first when no key was sent, the second when the key is not valid.
+// RFC 6750 challenges: when no key was sent, when the key is not valid, and when the key lacks
+// the operation's scope.
 const (
 	challengeMissing = `Bearer realm="petstore"`
 	challengeInvalid = `Bearer realm="petstore", error="invalid_token"`
 )
 
-var errMissingKey = &models.Error{Code: models.EMissingAPIKey,
-	Message: "an API key is required: send it as Authorization: Bearer <key>"}
+func challengeScope(scope models.Scope) string {
+	return `Bearer realm="petstore", error="insufficient_scope", scope="` + string(scope) + `"`
+}
 
 // authenticate puts the gate in front of every /v1 route.
 func authenticate(check func(*fiber.Ctx) error) fiber.Handler {
@@ -30,81 +31,46 @@ func authenticate(check func(*fiber.Ctx) error) fiber.Handler {
 	}
 }
 
-// gate authenticates and counts one /v1 request; a nil error lets it through. A request with a
-// valid key counts against its key's plan; one without (no key, or an unknown, revoked or
-// expired one) counts against its client IP at the Free plan's limits and answers 401. Either
-// way the response, whatever its status, carries the X-RateLimit-* headers of the window it
-// counted in. A key whose refused requests in one minute reach the ban threshold is banned.
-// The error handler also runs it on a /v1 request the HTTP server refused on its own before any
-// middleware (a body over the limit), so that answer is counted and carries the headers too.
-func gate(d Deps) func(c *fiber.Ctx) error {
-	keys, lim := d.Keys, d.Limiter
-	anonymous := limitsOf(models.AnonymousLimits)
+// admit asks the admission gate about one /v1 request and writes what its answer must carry:
+// the X-RateLimit-* headers of the window it was counted in (whatever its status), Retry-After
+// on a 429, the challenge on a 401. A nil error lets it through. The error handler also runs it
+// on a /v1 request the HTTP server refused on its own before any middleware (a body over the
+// limit), so that answer is counted and carries the headers too.
+func admit(d Deps) func(c *fiber.Ctx) error {
 	return func(c *fiber.Ctx) error {
-		ctx := c.UserContext()
-		refuse := func(cause error, challenge string) error {
-			dec, err := lim.Take(ctx, ratelimit.IPClient(c.IP()), anonymous)
-			if err != nil {
-				return err
-			}
-			setRateLimitHeaders(c, dec.Limit, dec.Remaining, dec.Reset)
-			if !dec.Allowed {
-				d.Metrics.RateLimitRefused(models.ERateLimited)
-				return rateLimited(c, dec, anonymous)
-			}
-			if challenge != "" {
-				c.Set(fiber.HeaderWWWAuthenticate, challenge)
-			}
-			return cause
+		token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
+		out := d.Gate.Admit(c.UserContext(), admission.Request{Token: token, Peer: c, RequestID: requestID(c)})
+		if out.Counted {
+			setRateLimitHeaders(c, out.Limit, out.Remaining, out.Reset)
 		}
+		if out.Err == nil {
+			setCaller(c, out.Key)
+			return nil
+		}
+		switch code := models.ErrorCode(out.Err); code {
+		case models.ERateLimited, models.EBanned:
+			setInt(c, fiber.HeaderRetryAfter, int64(out.RetryAfter/time.Second))
+			d.Metrics.RateLimitRefused(code)
+		case models.EMissingAPIKey:
+			c.Set(fiber.HeaderWWWAuthenticate, challengeMissing)
+		case models.EInvalidAPIKey:
+			c.Set(fiber.HeaderWWWAuthenticate, challengeInvalid)
+		}
+		if out.Banned {
+			d.Metrics.KeyBanned()
+		}
+		return out.Err
+	}
+}
 
-		token, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
-		if !ok {
-			return refuse(errMissingKey, challengeMissing)
-		}
-		pk, err := models.ParsePresentedKey(token)
-		if err != nil {
-			return refuse(err, challengeInvalid)
-		}
-		key, err := keys.Authenticate(ctx, pk)
-		if err != nil {
-			if models.ErrorCode(err) == models.EInvalidAPIKey {
-				return refuse(err, challengeInvalid)
-			}
-			// The database could not say; the client IP's window still gives the headers.
-			return refuse(err, "")
-		}
-
-		now := keys.Now()
-		if key.Banned(now) {
-			return banned(c, d, &key, now)
-		}
-		limits := limitsOf(key.Limits())
-		dec, err := lim.Take(ctx, ratelimit.KeyClient(key.ID), limits)
-		if err != nil {
+// need declares the scope an operation needs; routes.go puts it before each /v1 handler.
+func need(scope models.Scope) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := admission.RequireScope(callerScopes(c), scope); err != nil {
+			c.Set(fiber.HeaderWWWAuthenticate, challengeScope(scope))
 			return err
 		}
-		setRateLimitHeaders(c, dec.Limit, dec.Remaining, dec.Reset)
-		if !dec.Allowed {
-			// Exactly one refusal reaches the threshold in a minute, on one instance even when
-			// several share the counters, so a ban is written once; after an unban, the rest of
-			// that minute's refusals do not ban again.
-			if dec.Refused == banThreshold(d.BanThreshold, limits.PerMinute) {
-				b, err := keys.Ban(ctx, key.ID, now.Add(d.BanDuration))
-				if err == nil {
-					d.Metrics.KeyBanned()
-					d.Log.Warn("API key banned", "request_id", requestID(c), "key_id", key.ID,
-						"key_prefix", key.Prefix, "until", b.BannedUntil.UTC().Format(time.RFC3339))
-					return banned(c, d, b, now)
-				}
-				d.Log.Error("API key ban not stored", "request_id", requestID(c), "key_id", key.ID, "error", err.Error())
-			}
-			d.Metrics.RateLimitRefused(models.ERateLimited)
-			return rateLimited(c, dec, limits)
-		}
-		keys.Touch(key.ID)
-		setCallerKeyID(c, key.ID)
-		return nil
+		return c.Next()
 	}
 }
 
@@ -116,42 +82,6 @@ func bearerToken(header string) (string, bool) {
 	}
 	token := strings.TrimSpace(header[len(scheme):])
 	return token, token != ""
-}
-
-// banThreshold is the number of refusals within one minute that bans a key.
-func banThreshold(factor float64, perMinute int) int {
-	return max(int(math.Ceil(factor*float64(perMinute))), 1)
-}
-
-func limitsOf(l models.Limits) ratelimit.Limits {
-	return ratelimit.Limits{PerMinute: l.PerMinute, PerDay: l.PerDay}
-}
-
-func rateLimited(c *fiber.Ctx, dec ratelimit.Decision, l ratelimit.Limits) error {
-	secs := int64(dec.RetryAfter / time.Second)
-	setInt(c, fiber.HeaderRetryAfter, secs)
-	limit, window := l.PerMinute, "minute"
-	if dec.DayFull {
-		limit, window = l.PerDay, "day"
-	}
-	return &models.Error{Code: models.ERateLimited,
-		Message: "rate limit exceeded: " + strconv.Itoa(limit) + " requests per " + window +
-			"; retry after " + strconv.FormatInt(secs, 10) + " seconds"}
-}
-
-// banned answers a banned key: 429 until the ban ends, with nothing left in any window.
-func banned(c *fiber.Ctx, d Deps, key *models.APIKey, now time.Time) error {
-	until := *key.BannedUntil
-	wait := ratelimit.CeilSeconds(until.Sub(now))
-	setRateLimitHeaders(c, key.Limits().PerMinute, 0, now.Add(wait))
-	setInt(c, fiber.HeaderRetryAfter, int64(wait/time.Second))
-	if err := d.Limiter.CountRefused(c.UserContext()); err != nil {
-		d.Log.Warn("rate limiter: refusal not counted", "error", err.Error())
-	}
-	d.Metrics.RateLimitRefused(models.EBanned)
-	return &models.Error{Code: models.EBanned,
-		Message: "this API key is banned until " + until.UTC().Format(time.RFC3339) +
-			" for sending requests after its rate limit was exceeded"}
 }
 
 func setRateLimitHeaders(c *fiber.Ctx, limit, remaining int, reset time.Time) {

@@ -21,6 +21,7 @@ type Category struct {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@x-stability	"beta"
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
 //	@Success		200				{array}		Category	"All categories"

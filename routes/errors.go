@@ -50,6 +50,8 @@ var statusOfCode = map[string]int{
 	models.EInternal:      http.StatusInternalServerError,
 	models.EUnavailable:   http.StatusServiceUnavailable,
 	codeForbidden:         http.StatusForbidden,
+
+	models.EInsufficientScope: http.StatusForbidden,
 }
 
 // codeOfStatus names fiber's own errors (routing, body limit, timeouts) with our codes.

@@ -52,12 +52,13 @@ func orderResponse(o *models.Order) Order {
 // listOrders godoc
 //
 //	@Summary		List store orders
-//	@Description	Returns up to `limit` orders in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+//	@Description	Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //	@ID				listOrders
 //	@Tags			store
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
+//	@x-required-scope	"orders:read"
 //	@Param			limit			query		int		false	"Maximum number of orders returned"	Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			status			query		string	false	"Return only orders with this status"	Enums(placed, approved, delivered, cancelled)
 //	@Param			cursor			query		string	false	"Opaque token from the previous page's Link header"	maxlength(64)
@@ -79,7 +80,7 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 		if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
 			return err
 		}
-		list, err := orders.List(c.UserContext(), f, page)
+		list, err := orders.List(c.UserContext(), callerOwner(c), f, page)
 		if err != nil {
 			return err
 		}
@@ -95,13 +96,14 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 // createOrder godoc
 //
 //	@Summary		Place a store order
-//	@Description	Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+//	@Description	Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
 //	@ID				createOrder
 //	@Tags			store
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
+//	@x-required-scope	"orders:write"
 //	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			order			body		NewOrder	true	"The order to place"
 //	@Success		201				{object}	Order		"Order placed; the animal is now pending"
@@ -136,7 +138,7 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 			body, err := EncodeJSON(orderResponse(o))
 			return keptResponse{body: body, location: base.of(c) + "/v1/store/orders/" + strconv.FormatInt(o.ID, 10)}, err
 		}
-		o, err := orders.Place(c.UserContext(), n, models.APIKeyActor(callerKeyID(c)), keepCreated(c, respond))
+		o, err := orders.Place(c.UserContext(), n, callerOwner(c), models.APIKeyActor(callerKeyID(c)), keepCreated(c, respond))
 		if err != nil {
 			return err
 		}
@@ -151,19 +153,20 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 // getOrder godoc
 //
 //	@Summary		Get a store order
-//	@Description	The order that `POST /store/orders` placed, as it is now (its `Location`).
+//	@Description	The order that `POST /store/orders` placed, as it is now (its `Location`). Another client's order answers 404, as a missing one does.
 //	@ID				getOrder
 //	@Tags			store
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
+//	@x-required-scope	"orders:read"
 //	@Param			orderId			path		int		true	"Identifier of the order"	Format(int64)
 //	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the order is unchanged"	maxlength(1024)
 //	@Success		200				{object}	Order	"The order exists"
 //	@Success		304				"The order is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag	"Strong entity tag of the order"
 //	@Failure		400				{object}	Error	"orderId is not a 64-bit integer"
-//	@Failure		404				{object}	Error	"No order with this id"
+//	@Failure		404				{object}	Error	"No order with this id among the client's own"
 //	@Router			/store/orders/{orderId} [get]
 func getOrder(orders *models.OrderStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -171,7 +174,38 @@ func getOrder(orders *models.OrderStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		o, err := orders.Get(c.UserContext(), id)
+		o, err := orders.Get(c.UserContext(), id, callerOwner(c))
+		if err != nil {
+			return err
+		}
+		return sendJSON(c, fiber.StatusOK, orderResponse(o), false)
+	}
+}
+
+// cancelOrder godoc
+//
+//	@Summary		Cancel a store order
+//	@Description	Cancels one of the client's own orders while it is `placed`; its animal is `available` again. Once staff have approved an order only they can cancel it. Another client's order answers 404, as a missing one does.
+//	@ID				cancelOrder
+//	@Tags			store
+//	@Produce		json
+//	@Security		BearerAuth
+//	@x-stability	"experimental"
+//	@x-required-scope	"orders:write"
+//	@Param			orderId	path		int		true	"Identifier of the order"	Format(int64)
+//	@Success		200		{object}	Order	"The order, now cancelled"
+//	@Header			200		{string}	ETag	"Strong entity tag of the order"
+//	@Failure		400		{object}	Error	"orderId is not a 64-bit integer"
+//	@Failure		404		{object}	Error	"No order with this id among the client's own"
+//	@Failure		409		{object}	Error	"The order is not placed (approved, delivered or already cancelled)"
+//	@Router			/store/orders/{orderId}/cancel [post]
+func cancelOrder(orders *models.OrderStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "orderId")
+		if err != nil {
+			return err
+		}
+		o, err := orders.CancelOwn(c.UserContext(), id, callerOwner(c), models.APIKeyActor(callerKeyID(c)))
 		if err != nil {
 			return err
 		}

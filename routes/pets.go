@@ -79,6 +79,7 @@ func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@Param			limit			query		int			false	"Maximum number of animals returned"							Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			status			query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
 //	@Param			categoryId		query		int			false	"Return only animals of this category"							Format(int64)	minimum(1)
@@ -130,6 +131,7 @@ func listPets(pets *models.PetStore, base publicBase) fiber.Handler {
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:write"
 //	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			pet				body		NewPet	true	"The animal to add"
 //	@Success		201				{object}	Pet		"Animal added"
@@ -177,6 +179,7 @@ func createPet(pets *models.PetStore, base publicBase) fiber.Handler {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@Deprecated
 //	@x-sunset		"2030-12-05"
 //	@Param			petId			path		int			true	"Identifier of the animal to retrieve"	Format(int64)	example(42)
@@ -213,6 +216,7 @@ func getPet(pets *models.PetStore) fiber.Handler {
 //	@Accept			json,application/merge-patch+json
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:write"
 //	@Param			petId		path		int			true	"Identifier of the animal to change"	Format(int64)	example(42)
 //	@Param			If-Match	header		string		false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"	maxlength(1024)
 //	@Param			patch		body		PetPatch	true	"The fields to change"
@@ -252,6 +256,7 @@ func updatePet(pets *models.PetStore) fiber.Handler {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:write"
 //	@Param			petId		path		int		true	"Identifier of the animal to delete"	Format(int64)	example(42)
 //	@Param			If-Match	header		string	false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"	maxlength(1024)
 //	@Success		204			"Deleted"
@@ -282,6 +287,7 @@ func deletePet(pets *models.PetStore) fiber.Handler {
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
 //	@x-stability	"experimental"
 //	@Success		200	{object}	Inventory	"The counts"
 //	@Router			/store/inventory [get]

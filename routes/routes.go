@@ -10,7 +10,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/models/admission"
+	"github.com/petstore/petstore/models/ratelimit"
 	"gorm.io/gorm"
 )
 
@@ -33,15 +34,16 @@ type Deps struct {
 	// by the served API document.
 	ProductionURL string
 	StagingURL    string
-	// Keys authenticates API keys; its clock is the service's clock.
-	Keys *models.APIKeyStore
+	// Now is the service's one clock; Gate, Keys and Limiter read the same.
+	Now func() time.Time
+	// Gate admits /v1 requests: API keys, rate limits, bans and scopes.
+	Gate *admission.Gate
+	// Keys and Clients are what the admin pages manage.
+	Keys    *models.APIKeyStore
+	Clients *models.ClientStore
 	// Limiter counts /v1 requests per key and per client IP. Admin pages read today's traffic
 	// from it (Today) and a key's usage (Usage with ratelimit.KeyClient(id)).
 	Limiter ratelimit.Limiter
-	// A key whose refused requests within one minute reach BanThreshold times its per-minute
-	// limit is banned for BanDuration.
-	BanThreshold float64
-	BanDuration  time.Duration
 	// Metrics counts requests; the rate limiter reports refusals and bans to it. Nil counts nothing.
 	Metrics *metrics.Metrics
 	// ReplicasReady checks the read replicas for /readyz; nil when there are none.
@@ -97,21 +99,24 @@ func Register(app *fiber.App, d Deps) {
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
-	check := gate(d)
+	check := admit(d)
 	v1.Use(authenticate(check), limitBody)
 	d.Errors.gate = check
 	idem := idempotent(d.IdemKeys, d.Log)
 	base := publicBase(d.PublicURL)
-	v1.Get("/pets", listPets(d.Pets, base))
-	v1.Post("/pets", idem, createPet(d.Pets, base))
-	v1.Get("/pets/:petId", getPet(d.Pets))
-	v1.Patch("/pets/:petId", updatePet(d.Pets))
-	v1.Delete("/pets/:petId", deletePet(d.Pets))
-	v1.Get("/categories", listCategories(d.Categories))
-	v1.Get("/store/inventory", getInventory(d.Pets))
-	v1.Get("/store/orders", listOrders(d.Orders, base))
-	v1.Post("/store/orders", idem, createOrder(d.Orders, base))
-	v1.Get("/store/orders/:orderId", getOrder(d.Orders))
+	// Each operation first names the scope it needs (need); the document publishes the same as
+	// its x-required-scope, and a test holds the two together.
+	v1.Get("/pets", need(models.ScopePetsRead), listPets(d.Pets, base))
+	v1.Post("/pets", need(models.ScopePetsWrite), idem, createPet(d.Pets, base))
+	v1.Get("/pets/:petId", need(models.ScopePetsRead), getPet(d.Pets))
+	v1.Patch("/pets/:petId", need(models.ScopePetsWrite), updatePet(d.Pets))
+	v1.Delete("/pets/:petId", need(models.ScopePetsWrite), deletePet(d.Pets))
+	v1.Get("/categories", need(models.ScopePetsRead), listCategories(d.Categories))
+	v1.Get("/store/inventory", need(models.ScopePetsRead), getInventory(d.Pets))
+	v1.Get("/store/orders", need(models.ScopeOrdersRead), listOrders(d.Orders, base))
+	v1.Post("/store/orders", need(models.ScopeOrdersWrite), idem, createOrder(d.Orders, base))
+	v1.Get("/store/orders/:orderId", need(models.ScopeOrdersRead), getOrder(d.Orders))
+	v1.Post("/store/orders/:orderId/cancel", need(models.ScopeOrdersWrite), cancelOrder(d.Orders))
 
 	app.Get("/static/:file", serveStatic)
 
@@ -153,6 +158,11 @@ func Register(app *fiber.App, d Deps) {
 	adm.Post("/keys/:id/plan", staff, requireAdmin, a.changeKeyPlan)
 	adm.Post("/keys/:id/revoke", staff, requireAdmin, a.revokeKey)
 	adm.Post("/keys/:id/unban", staff, requireAdmin, a.unbanKey)
+	adm.Post("/keys/:id/scopes", staff, requireAdmin, a.changeKeyScopes)
+	adm.Get("/clients", staff, requireAdmin, a.listClients)
+	adm.Post("/clients", staff, requireAdmin, a.createClient)
+	adm.Get("/clients/:id", staff, requireAdmin, a.showClient)
+	adm.Post("/clients/:id/keys", staff, requireAdmin, a.createClientKey)
 	adm.Get("/staff", staff, requireAdmin, a.listStaff)
 	adm.Post("/staff", staff, requireAdmin, a.createStaff)
 	adm.Get("/staff/:id", staff, requireAdmin, a.showStaff)

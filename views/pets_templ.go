@@ -1109,7 +1109,7 @@ func PetDetail(p Page, d PetDetailProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = ordersTable(d.Orders, nil).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ordersTable(d.Orders, false, nil).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -25,6 +25,7 @@ const (
 	SectionCategories = "categories"
 	SectionOrders     = "orders"
 	SectionKeys       = "keys"
+	SectionClients    = "clients"
 	SectionStaff      = "staff"
 	SectionAudit      = "audit"
 	SectionAccount    = "account"

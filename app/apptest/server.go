@@ -33,11 +33,12 @@ type Server struct {
 	// invalidRequests skips checking requests against the API document (see Invalid).
 	invalidRequests bool
 	// APIKey is the plain key the server was started with: an Enterprise key whose limits no
-	// test reaches. KeyID is its id.
-	APIKey string
-	KeyID  int64
-	// Keys is the service's own key store: a change made through it (revoke, set plan, unban)
-	// applies to the service's next request, as one made in its admin pages does.
+	// test reaches, with every scope. KeyID is its id, ClientID its client's.
+	APIKey   string
+	KeyID    int64
+	ClientID int64
+	// Keys is the service's own key store: a change made through it (revoke, plan, scopes,
+	// unban) applies to the service's next request, as one made in its admin pages does.
 	Keys *models.APIKeyStore
 	// Clock is the service's clock when the test gave one (WithClock), else nil.
 	Clock *testenv.Clock
@@ -91,7 +92,7 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 	s := &Server{DB: db, Cfg: cfg, Headers: http.Header{}, Keys: keys, Clock: o.clock, Logs: logs}
 	k, plain := s.CreateKey(tb, models.NewAPIKey{Name: "apptest", Plan: string(models.PlanEnterprise),
 		PerMinute: DefaultKeyLimit, PerDay: DefaultKeyLimit})
-	s.APIKey, s.KeyID = plain, k.ID
+	s.APIKey, s.KeyID, s.ClientID = plain, k.ID, k.ClientID
 	s.Headers.Set("Authorization", "Bearer "+plain)
 	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m),
 		app.WithStaffHashCost(bcrypt.MinCost))

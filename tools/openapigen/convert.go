@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/routes/apiservers"
 )
 
@@ -29,6 +30,10 @@ var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
 // stabilities are the values DECISIONS.md gives `x-stability`.
 var stabilities = []string{"beta", "experimental"}
+
+// requiredScope is the extension that names the scope an operation needs (`@x-required-scope`
+// on its handler, the same scope routes.go checks).
+const requiredScope = "x-required-scope"
 
 // convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
 func convert(swagger []byte, servers []apiservers.Server, facts serviceFacts) ([]byte, error) {
@@ -158,7 +163,20 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 		}
 	})
 	addHeadOperations(doc)
+	describeScopes(doc)
 	return nil
+}
+
+// describeScopes says in each operation's description the scope it needs, as its
+// x-required-scope does for tools.
+func describeScopes(doc *openapi3.T) {
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if sc, ok := op.Extensions[requiredScope].(string); ok {
+				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds the scope `" + sc + "`: a key without it is answered 403 `insufficient_scope`.")
+			}
+		}
+	}
 }
 
 // arrayLimits sets the limits of an array parameter, which swag's parameter annotations cannot
@@ -250,7 +268,7 @@ func sharedHeaders() map[string]*openapi3.Header {
 		"Retry-After": header(true, integer(0, 30),
 			"Whole seconds to wait before sending again."),
 		"WWW-Authenticate": header(true, str(256, `Bearer realm="petstore", error="invalid_token"`),
-			`The challenge: Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid.`),
+			`The challenge (RFC 6750): Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid, or with error="insufficient_scope" and scope="<the scope needed>" when the key lacks the operation's scope.`),
 		// Its value is an origin the request sent, so no length is promised.
 		"Access-Control-Allow-Origin": header(false, str(0, "https://shop.example.com"),
 			"Present when the deployment allows browsers of the request's Origin to call the API (CORS is off unless configured): that origin, or * when any is allowed."),
@@ -268,6 +286,9 @@ var sharedResponses = []sharedResponse{
 	{"Unauthorized", "401", "The API key is missing (missing_api_key) or unknown, revoked or expired (invalid_api_key).",
 		[]string{"WWW-Authenticate"},
 		map[string]any{"code": "missing_api_key", "message": "an API key is required: send it as Authorization: Bearer <key>", "status": 401}},
+	{"Forbidden", "403", "The API key lacks the scope this operation needs (insufficient_scope); WWW-Authenticate names it. The request counts against the key's limits.",
+		[]string{"WWW-Authenticate"},
+		map[string]any{"code": "insufficient_scope", "message": "this operation needs the scope orders:write, which the API key does not have", "status": 403}},
 	{"TooManyRequests", "429", "Over the plan's rate limit (rate_limit_exceeded), or the key is banned for a while after ignoring its 429s (api_key_banned).",
 		[]string{"Retry-After"},
 		map[string]any{"code": "rate_limit_exceeded", "message": "rate limit exceeded: 60 requests per minute; retry after 30 seconds", "status": 429}},
@@ -423,6 +444,9 @@ func check(doc *openapi3.T) error {
 			}
 			if s, ok := op.Extensions["x-stability"]; ok && !slices.Contains(stabilities, fmt.Sprint(s)) {
 				fail("x-stability %v: want one of %v", s, stabilities)
+			}
+			if sc, ok := op.Extensions[requiredScope].(string); !ok || !slices.Contains(models.Scopes, models.Scope(sc)) {
+				fail("%s %v: want @%s naming one of %v, the scope routes.go checks", requiredScope, op.Extensions[requiredScope], requiredScope, models.Scopes)
 			}
 			if sec := op.Security; sec == nil || len(*sec) != 1 || (*sec)[0][securityScheme] == nil {
 				fail("security must be @Security %s", securityScheme)

@@ -88,7 +88,7 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 					}
 				}
 			}
-			for status, header := range map[string]string{"401": "WWW-Authenticate", "429": "Retry-After"} {
+			for status, header := range map[string]string{"401": "WWW-Authenticate", "403": "WWW-Authenticate", "429": "Retry-After"} {
 				res := op.Responses.Value(status)
 				if res == nil || res.Value.Headers[header] == nil || !res.Value.Headers[header].Value.Required {
 					t.Errorf("%s: no %s answer with a required %s header", where, status, header)
@@ -96,9 +96,15 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 			}
 		}
 	}
-	for _, id := range []string{"listPets", "createPet", "getPet", "listCategories", "listOrders", "createOrder", "getOrder"} {
+	for _, id := range []string{"listPets", "createPet", "getPet", "listCategories", "listOrders", "createOrder", "getOrder", "cancelOrder"} {
 		if ops[id] == nil {
 			t.Fatalf("no operation %s", id)
+		}
+	}
+	for id, op := range ops {
+		sc, _ := op.Extensions["x-required-scope"].(string)
+		if sc == "" || !strings.Contains(op.Description, "Needs the scope `"+sc+"`") {
+			t.Errorf("%s: x-required-scope %q, description %q; want the scope in both", id, sc, op.Description)
 		}
 	}
 	if s := ops["listCategories"].Extensions["x-stability"]; s != "beta" {
@@ -121,10 +127,10 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 			}
 		}
 	}
-	if got := slices.Sorted(maps.Keys(get.Responses.Map())); !slices.Equal(got, []string{"200", "304", "400", "401", "404", "429", "500", "503"}) {
+	if got := slices.Sorted(maps.Keys(get.Responses.Map())); !slices.Equal(got, []string{"200", "304", "400", "401", "403", "404", "429", "500", "503"}) {
 		t.Errorf("getPet answers %v", got)
 	}
-	if got := slices.Sorted(maps.Keys(ops["createPet"].Responses.Map())); !slices.Equal(got, []string{"201", "400", "401", "409", "413", "415", "422", "429", "500", "503"}) {
+	if got := slices.Sorted(maps.Keys(ops["createPet"].Responses.Map())); !slices.Equal(got, []string{"201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"}) {
 		t.Errorf("createPet answers %v", got)
 	}
 
@@ -256,6 +262,8 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 		{"operation with an unknown tag", func(doc map[string]any) { op(doc, "/categories", "get")["tags"] = []any{"misc"} }, "misc"},
 		{"operation without an id", func(doc map[string]any) { delete(op(doc, "/categories", "get"), "operationId") }, "no @ID"},
 		{"unknown stability", func(doc map[string]any) { op(doc, "/categories", "get")["x-stability"] = "alpha" }, "alpha"},
+		{"operation without a scope", func(doc map[string]any) { delete(op(doc, "/categories", "get"), "x-required-scope") }, "listCategories): x-required-scope"},
+		{"unknown scope", func(doc map[string]any) { op(doc, "/pets", "get")["x-required-scope"] = "pets:all" }, "pets:all"},
 		{"error answer that is no Error", func(doc map[string]any) {
 			op(doc, "/pets", "post")["responses"].(map[string]any)["413"] = map[string]any{"description": "too large"}
 		}, "createPet): response 413"},

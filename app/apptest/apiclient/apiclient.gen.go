@@ -23,6 +23,7 @@ const (
 	ErrorCodeConflict                    ErrorCode = "conflict"
 	ErrorCodeForbidden                   ErrorCode = "forbidden"
 	ErrorCodeIdempotencyKeyReused        ErrorCode = "idempotency_key_reused"
+	ErrorCodeInsufficientScope           ErrorCode = "insufficient_scope"
 	ErrorCodeInternalError               ErrorCode = "internal_error"
 	ErrorCodeInvalidApiKey               ErrorCode = "invalid_api_key"
 	ErrorCodeInvalidRequest              ErrorCode = "invalid_request"
@@ -49,6 +50,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeForbidden:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
+		return true
+	case ErrorCodeInsufficientScope:
 		return true
 	case ErrorCodeInternalError:
 		return true
@@ -405,6 +408,9 @@ type PetPatch struct {
 // PetStatus defines model for PetStatus.
 type PetStatus string
 
+// Forbidden defines model for Forbidden.
+type Forbidden = Error
+
 // InternalError defines model for InternalError.
 type InternalError = Error
 
@@ -651,12 +657,16 @@ type ClientInterface interface {
 	//
 	// Every category, in ascending id order. Staff manage categories in the admin pages.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with GET /categories (the `ListCategories` operationId).
 	ListCategories(ctx context.Context, params *ListCategoriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCategoriesHead List categories, headers only
 	//
 	// Answers as `listCategories` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
 	ListCategoriesHead(ctx context.Context, params *ListCategoriesHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -665,6 +675,8 @@ type ClientInterface interface {
 	//
 	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with GET /pets (the `ListPets` operationId).
 	ListPets(ctx context.Context, params *ListPetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -672,12 +684,16 @@ type ClientInterface interface {
 	//
 	// Answers as `listPets` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /pets (the `ListPetsHead` operationId).
 	ListPetsHead(ctx context.Context, params *ListPetsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePetWithBody Add an animal
 	//
 	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -688,6 +704,8 @@ type ClientInterface interface {
 	//
 	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
@@ -697,12 +715,16 @@ type ClientInterface interface {
 	//
 	// Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
 	DeletePet(ctx context.Context, petId int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPet Get an animal (deprecated)
 	//
 	// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /pets/{petId} (the `GetPet` operationId).
 	//
@@ -713,6 +735,8 @@ type ClientInterface interface {
 	//
 	// Answers as `getPet` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 	//
 	// Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
@@ -721,6 +745,8 @@ type ClientInterface interface {
 	// UpdatePetWithBody Change an animal
 	//
 	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -731,6 +757,8 @@ type ClientInterface interface {
 	//
 	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
@@ -739,6 +767,8 @@ type ClientInterface interface {
 	// UpdatePetWithApplicationMergePatchPlusJSONBody Change an animal
 	//
 	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -749,6 +779,8 @@ type ClientInterface interface {
 	//
 	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with GET /store/inventory (the `GetInventory` operationId).
 	GetInventory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -756,12 +788,16 @@ type ClientInterface interface {
 	//
 	// Answers as `getInventory` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
 	GetInventoryHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListOrders List store orders
 	//
-	// Returns up to `limit` orders in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+	// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /store/orders (the `ListOrders` operationId).
 	ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -770,12 +806,16 @@ type ClientInterface interface {
 	//
 	// Answers as `listOrders` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /store/orders (the `ListOrdersHead` operationId).
 	ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateOrderWithBody Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	//
+	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -784,7 +824,9 @@ type ClientInterface interface {
 
 	// CreateOrder Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	//
+	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -793,7 +835,9 @@ type ClientInterface interface {
 
 	// GetOrder Get a store order
 	//
-	// The order that `POST /store/orders` placed, as it is now (its `Location`).
+	// The order that `POST /store/orders` placed, as it is now (its `Location`). Another client's order answers 404, as a missing one does.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
 	GetOrder(ctx context.Context, orderId int64, params *GetOrderParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -802,13 +846,26 @@ type ClientInterface interface {
 	//
 	// Answers as `getOrder` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
 	GetOrderHead(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelOrder Cancel a store order
+	//
+	// Cancels one of the client's own orders while it is `placed`; its animal is `available` again. Once staff have approved an order only they can cancel it. Another client's order answers 404, as a missing one does.
+	//
+	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
+	CancelOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListCategories List categories
 //
 // Every category, in ascending id order. Staff manage categories in the admin pages.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /categories (the `ListCategories` operationId).
 func (c *Client) ListCategories(ctx context.Context, params *ListCategoriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -827,6 +884,8 @@ func (c *Client) ListCategories(ctx context.Context, params *ListCategoriesParam
 //
 // Answers as `listCategories` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
 func (c *Client) ListCategoriesHead(ctx context.Context, params *ListCategoriesHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCategoriesHeadRequest(c.Server, params)
@@ -843,6 +902,8 @@ func (c *Client) ListCategoriesHead(ctx context.Context, params *ListCategoriesH
 // ListPets List animals
 //
 // Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /pets (the `ListPets` operationId).
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -861,6 +922,8 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 //
 // Answers as `listPets` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /pets (the `ListPetsHead` operationId).
 func (c *Client) ListPetsHead(ctx context.Context, params *ListPetsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPetsHeadRequest(c.Server, params)
@@ -877,6 +940,8 @@ func (c *Client) ListPetsHead(ctx context.Context, params *ListPetsHeadParams, r
 // CreatePetWithBody Add an animal
 //
 // Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -897,6 +962,8 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 //
 // Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
@@ -916,6 +983,8 @@ func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body Cr
 //
 // Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
 func (c *Client) DeletePet(ctx context.Context, petId int64, params *DeletePetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeletePetRequest(c.Server, petId, params)
@@ -932,6 +1001,8 @@ func (c *Client) DeletePet(ctx context.Context, petId int64, params *DeletePetPa
 // GetPet Get an animal (deprecated)
 //
 // Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /pets/{petId} (the `GetPet` operationId).
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
@@ -951,6 +1022,8 @@ func (c *Client) GetPet(ctx context.Context, petId int64, params *GetPetParams, 
 //
 // Answers as `getPet` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 func (c *Client) GetPetHead(ctx context.Context, petId int64, params *GetPetHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -968,6 +1041,8 @@ func (c *Client) GetPetHead(ctx context.Context, petId int64, params *GetPetHead
 // UpdatePetWithBody Change an animal
 //
 // Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -988,6 +1063,8 @@ func (c *Client) UpdatePetWithBody(ctx context.Context, petId int64, params *Upd
 //
 // Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
@@ -1006,6 +1083,8 @@ func (c *Client) UpdatePet(ctx context.Context, petId int64, params *UpdatePetPa
 // UpdatePetWithApplicationMergePatchPlusJSONBody Change an animal
 //
 // Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -1026,6 +1105,8 @@ func (c *Client) UpdatePetWithApplicationMergePatchPlusJSONBody(ctx context.Cont
 //
 // How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with GET /store/inventory (the `GetInventory` operationId).
 func (c *Client) GetInventory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetInventoryRequest(c.Server)
@@ -1043,6 +1124,8 @@ func (c *Client) GetInventory(ctx context.Context, reqEditors ...RequestEditorFn
 //
 // Answers as `getInventory` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
 func (c *Client) GetInventoryHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetInventoryHeadRequest(c.Server)
@@ -1058,7 +1141,9 @@ func (c *Client) GetInventoryHead(ctx context.Context, reqEditors ...RequestEdit
 
 // ListOrders List store orders
 //
-// Returns up to `limit` orders in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /store/orders (the `ListOrders` operationId).
 func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1077,6 +1162,8 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 //
 // Answers as `listOrders` does, with the same status and headers, but without a body.
 //
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /store/orders (the `ListOrdersHead` operationId).
 func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListOrdersHeadRequest(c.Server, params)
@@ -1092,7 +1179,9 @@ func (c *Client) ListOrdersHead(ctx context.Context, params *ListOrdersHeadParam
 
 // CreateOrderWithBody Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+//
+// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1111,7 +1200,9 @@ func (c *Client) CreateOrderWithBody(ctx context.Context, params *CreateOrderPar
 
 // CreateOrder Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+//
+// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1130,7 +1221,9 @@ func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, bod
 
 // GetOrder Get a store order
 //
-// The order that `POST /store/orders` placed, as it is now (its `Location`).
+// The order that `POST /store/orders` placed, as it is now (its `Location`). Another client's order answers 404, as a missing one does.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /store/orders/{orderId} (the `GetOrder` operationId).
 func (c *Client) GetOrder(ctx context.Context, orderId int64, params *GetOrderParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1149,9 +1242,30 @@ func (c *Client) GetOrder(ctx context.Context, orderId int64, params *GetOrderPa
 //
 // Answers as `getOrder` does, with the same status and headers, but without a body.
 //
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
 func (c *Client) GetOrderHead(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOrderHeadRequest(c.Server, orderId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelOrder Cancel a store order
+//
+// Cancels one of the client's own orders while it is `placed`; its animal is `available` again. Once staff have approved an order only they can cancel it. Another client's order answers 404, as a missing one does.
+//
+// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
+func (c *Client) CancelOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelOrderRequest(c.Server, orderId)
 	if err != nil {
 		return nil, err
 	}
@@ -2148,6 +2262,40 @@ func NewGetOrderHeadRequest(server string, orderId int64, params *GetOrderHeadPa
 	return req, nil
 }
 
+// NewCancelOrderRequest constructs an http.Request for the CancelOrder method
+func NewCancelOrderRequest(server string, orderId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "orderId", orderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/store/orders/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2196,6 +2344,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every category, in ascending id order. Staff manage categories in the admin pages.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /categories (the `ListCategories` operationId).
@@ -2204,6 +2354,8 @@ type ClientWithResponsesInterface interface {
 	// ListCategoriesHeadWithResponse List categories, headers only
 	//
 	// Answers as `listCategories` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2214,6 +2366,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /pets (the `ListPets` operationId).
@@ -2222,6 +2376,8 @@ type ClientWithResponsesInterface interface {
 	// ListPetsHeadWithResponse List animals, headers only
 	//
 	// Answers as `listPets` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2232,6 +2388,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
@@ -2240,6 +2398,8 @@ type ClientWithResponsesInterface interface {
 	// CreatePetWithResponse Add an animal
 	//
 	// Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2250,6 +2410,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
@@ -2258,6 +2420,8 @@ type ClientWithResponsesInterface interface {
 	// GetPetWithResponse Get an animal (deprecated)
 	//
 	// Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2270,6 +2434,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers as `getPet` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
@@ -2281,6 +2447,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
@@ -2289,6 +2457,8 @@ type ClientWithResponsesInterface interface {
 	// UpdatePetWithResponse Change an animal
 	//
 	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2299,6 +2469,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
+	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
@@ -2307,6 +2479,8 @@ type ClientWithResponsesInterface interface {
 	// GetInventoryWithResponse Count animals by status
 	//
 	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2317,6 +2491,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers as `getInventory` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
@@ -2324,7 +2500,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListOrdersWithResponse List store orders
 	//
-	// Returns up to `limit` orders in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+	// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2335,6 +2513,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers as `listOrders` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /store/orders (the `ListOrdersHead` operationId).
@@ -2342,7 +2522,9 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithBodyWithResponse Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	//
+	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2351,7 +2533,9 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrderWithResponse Place a store order
 	//
-	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+	//
+	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2360,7 +2544,9 @@ type ClientWithResponsesInterface interface {
 
 	// GetOrderWithResponse Get a store order
 	//
-	// The order that `POST /store/orders` placed, as it is now (its `Location`).
+	// The order that `POST /store/orders` placed, as it is now (its `Location`). Another client's order answers 404, as a missing one does.
+	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2371,10 +2557,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers as `getOrder` does, with the same status and headers, but without a body.
 	//
+	// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
 	GetOrderHeadWithResponse(ctx context.Context, orderId int64, params *GetOrderHeadParams, reqEditors ...RequestEditorFn) (*GetOrderHeadResponse, error)
+
+	// CancelOrderWithResponse Cancel a store order
+	//
+	// Cancels one of the client's own orders while it is `placed`; its animal is `available` again. Once staff have approved an order only they can cancel it. Another client's order answers 404, as a missing one does.
+	//
+	// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
+	CancelOrderWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*CancelOrderResponse, error)
 }
 
 // ListCategoriesResponse200Headers the declared response headers of an HTTP 200 response for ListCategories
@@ -2399,6 +2598,17 @@ type ListCategoriesResponse304Headers struct {
 
 // ListCategoriesResponse401Headers the declared response headers of an HTTP 401 response for ListCategories
 type ListCategoriesResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListCategoriesResponse403Headers the declared response headers of an HTTP 403 response for ListCategories
+type ListCategoriesResponse403Headers struct {
 	AccessControlAllowOrigin *string
 	ETag                     *string
 	WWWAuthenticate          string
@@ -2446,6 +2656,8 @@ type ListCategoriesResponse struct {
 	JSON200 *[]Category
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2458,6 +2670,8 @@ type ListCategoriesResponse struct {
 	Headers304 *ListCategoriesResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListCategoriesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCategoriesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCategoriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -2474,6 +2688,11 @@ func (r ListCategoriesResponse) GetJSON200() *[]Category {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCategoriesResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCategoriesResponse) GetJSON403() *Error {
+	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -2551,6 +2770,17 @@ type ListCategoriesHeadResponse401Headers struct {
 	XRequestID               string
 }
 
+// ListCategoriesHeadResponse403Headers the declared response headers of an HTTP 403 response for ListCategoriesHead
+type ListCategoriesHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // ListCategoriesHeadResponse429Headers the declared response headers of an HTTP 429 response for ListCategoriesHead
 type ListCategoriesHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -2591,6 +2821,8 @@ type ListCategoriesHeadResponse struct {
 	Headers304 *ListCategoriesHeadResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListCategoriesHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCategoriesHeadResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCategoriesHeadResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -2668,6 +2900,16 @@ type ListPetsResponse401Headers struct {
 	XRequestID               string
 }
 
+// ListPetsResponse403Headers the declared response headers of an HTTP 403 response for ListPets
+type ListPetsResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // ListPetsResponse429Headers the declared response headers of an HTTP 429 response for ListPets
 type ListPetsResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -2705,6 +2947,8 @@ type ListPetsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2719,6 +2963,8 @@ type ListPetsResponse struct {
 	Headers400 *ListPetsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListPetsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPetsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPetsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -2740,6 +2986,11 @@ func (r ListPetsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPetsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListPetsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -2826,6 +3077,16 @@ type ListPetsHeadResponse401Headers struct {
 	XRequestID               string
 }
 
+// ListPetsHeadResponse403Headers the declared response headers of an HTTP 403 response for ListPetsHead
+type ListPetsHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // ListPetsHeadResponse429Headers the declared response headers of an HTTP 429 response for ListPetsHead
 type ListPetsHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -2865,6 +3126,8 @@ type ListPetsHeadResponse struct {
 	Headers400 *ListPetsHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListPetsHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPetsHeadResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPetsHeadResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -2925,6 +3188,16 @@ type CreatePetResponse400Headers struct {
 
 // CreatePetResponse401Headers the declared response headers of an HTTP 401 response for CreatePet
 type CreatePetResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CreatePetResponse403Headers the declared response headers of an HTTP 403 response for CreatePet
+type CreatePetResponse403Headers struct {
 	AccessControlAllowOrigin *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
@@ -3007,6 +3280,8 @@ type CreatePetResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -3027,6 +3302,8 @@ type CreatePetResponse struct {
 	Headers400 *CreatePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreatePetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreatePetResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreatePetResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -3056,6 +3333,11 @@ func (r CreatePetResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreatePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreatePetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -3150,6 +3432,16 @@ type DeletePetResponse401Headers struct {
 	XRequestID               string
 }
 
+// DeletePetResponse403Headers the declared response headers of an HTTP 403 response for DeletePet
+type DeletePetResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // DeletePetResponse404Headers the declared response headers of an HTTP 404 response for DeletePet
 type DeletePetResponse404Headers struct {
 	AccessControlAllowOrigin *string
@@ -3212,6 +3504,8 @@ type DeletePetResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
@@ -3230,6 +3524,8 @@ type DeletePetResponse struct {
 	Headers400 *DeletePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeletePetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeletePetResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeletePetResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -3252,6 +3548,11 @@ func (r DeletePetResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeletePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeletePetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -3364,6 +3665,19 @@ type GetPetResponse401Headers struct {
 	XRequestID               string
 }
 
+// GetPetResponse403Headers the declared response headers of an HTTP 403 response for GetPet
+type GetPetResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	Deprecation              *string
+	Link                     *string
+	Sunset                   *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // GetPetResponse404Headers the declared response headers of an HTTP 404 response for GetPet
 type GetPetResponse404Headers struct {
 	AccessControlAllowOrigin *string
@@ -3422,6 +3736,8 @@ type GetPetResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3438,6 +3754,8 @@ type GetPetResponse struct {
 	Headers400 *GetPetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetPetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPetResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPetResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3461,6 +3779,11 @@ func (r GetPetResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPetResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetPetResponse) GetJSON403() *Error {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -3563,6 +3886,19 @@ type GetPetHeadResponse401Headers struct {
 	XRequestID               string
 }
 
+// GetPetHeadResponse403Headers the declared response headers of an HTTP 403 response for GetPetHead
+type GetPetHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	Deprecation              *string
+	Link                     *string
+	Sunset                   *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // GetPetHeadResponse404Headers the declared response headers of an HTTP 404 response for GetPetHead
 type GetPetHeadResponse404Headers struct {
 	AccessControlAllowOrigin *string
@@ -3623,6 +3959,8 @@ type GetPetHeadResponse struct {
 	Headers400 *GetPetHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetPetHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPetHeadResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPetHeadResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3683,6 +4021,16 @@ type UpdatePetResponse400Headers struct {
 
 // UpdatePetResponse401Headers the declared response headers of an HTTP 401 response for UpdatePet
 type UpdatePetResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// UpdatePetResponse403Headers the declared response headers of an HTTP 403 response for UpdatePet
+type UpdatePetResponse403Headers struct {
 	AccessControlAllowOrigin *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
@@ -3773,6 +4121,8 @@ type UpdatePetResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
@@ -3795,6 +4145,8 @@ type UpdatePetResponse struct {
 	Headers400 *UpdatePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UpdatePetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdatePetResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdatePetResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -3826,6 +4178,11 @@ func (r UpdatePetResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r UpdatePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdatePetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -3916,6 +4273,16 @@ type GetInventoryResponse401Headers struct {
 	XRequestID               string
 }
 
+// GetInventoryResponse403Headers the declared response headers of an HTTP 403 response for GetInventory
+type GetInventoryResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // GetInventoryResponse429Headers the declared response headers of an HTTP 429 response for GetInventory
 type GetInventoryResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -3951,6 +4318,8 @@ type GetInventoryResponse struct {
 	JSON200 *Inventory
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3961,6 +4330,8 @@ type GetInventoryResponse struct {
 	Headers200 *GetInventoryResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetInventoryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetInventoryResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetInventoryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3977,6 +4348,11 @@ func (r GetInventoryResponse) GetJSON200() *Inventory {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetInventoryResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetInventoryResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4042,6 +4418,16 @@ type GetInventoryHeadResponse401Headers struct {
 	XRequestID               string
 }
 
+// GetInventoryHeadResponse403Headers the declared response headers of an HTTP 403 response for GetInventoryHead
+type GetInventoryHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // GetInventoryHeadResponse429Headers the declared response headers of an HTTP 429 response for GetInventoryHead
 type GetInventoryHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -4077,6 +4463,8 @@ type GetInventoryHeadResponse struct {
 	Headers200 *GetInventoryHeadResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetInventoryHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetInventoryHeadResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetInventoryHeadResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4154,6 +4542,16 @@ type ListOrdersResponse401Headers struct {
 	XRequestID               string
 }
 
+// ListOrdersResponse403Headers the declared response headers of an HTTP 403 response for ListOrders
+type ListOrdersResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // ListOrdersResponse429Headers the declared response headers of an HTTP 429 response for ListOrders
 type ListOrdersResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -4191,6 +4589,8 @@ type ListOrdersResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4205,6 +4605,8 @@ type ListOrdersResponse struct {
 	Headers400 *ListOrdersResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListOrdersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListOrdersResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListOrdersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4226,6 +4628,11 @@ func (r ListOrdersResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListOrdersResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListOrdersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4312,6 +4719,16 @@ type ListOrdersHeadResponse401Headers struct {
 	XRequestID               string
 }
 
+// ListOrdersHeadResponse403Headers the declared response headers of an HTTP 403 response for ListOrdersHead
+type ListOrdersHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // ListOrdersHeadResponse429Headers the declared response headers of an HTTP 429 response for ListOrdersHead
 type ListOrdersHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -4351,6 +4768,8 @@ type ListOrdersHeadResponse struct {
 	Headers400 *ListOrdersHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListOrdersHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListOrdersHeadResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListOrdersHeadResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4411,6 +4830,16 @@ type CreateOrderResponse400Headers struct {
 
 // CreateOrderResponse401Headers the declared response headers of an HTTP 401 response for CreateOrder
 type CreateOrderResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CreateOrderResponse403Headers the declared response headers of an HTTP 403 response for CreateOrder
+type CreateOrderResponse403Headers struct {
 	AccessControlAllowOrigin *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
@@ -4503,6 +4932,8 @@ type CreateOrderResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
@@ -4525,6 +4956,8 @@ type CreateOrderResponse struct {
 	Headers400 *CreateOrderResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateOrderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateOrderResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateOrderResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -4556,6 +4989,11 @@ func (r CreateOrderResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateOrderResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateOrderResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -4666,6 +5104,16 @@ type GetOrderResponse401Headers struct {
 	XRequestID               string
 }
 
+// GetOrderResponse403Headers the declared response headers of an HTTP 403 response for GetOrder
+type GetOrderResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // GetOrderResponse404Headers the declared response headers of an HTTP 404 response for GetOrder
 type GetOrderResponse404Headers struct {
 	AccessControlAllowOrigin *string
@@ -4712,6 +5160,8 @@ type GetOrderResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4728,6 +5178,8 @@ type GetOrderResponse struct {
 	Headers400 *GetOrderResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetOrderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetOrderResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetOrderResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4751,6 +5203,11 @@ func (r GetOrderResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetOrderResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetOrderResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -4841,6 +5298,16 @@ type GetOrderHeadResponse401Headers struct {
 	XRequestID               string
 }
 
+// GetOrderHeadResponse403Headers the declared response headers of an HTTP 403 response for GetOrderHead
+type GetOrderHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
 // GetOrderHeadResponse404Headers the declared response headers of an HTTP 404 response for GetOrderHead
 type GetOrderHeadResponse404Headers struct {
 	AccessControlAllowOrigin *string
@@ -4889,6 +5356,8 @@ type GetOrderHeadResponse struct {
 	Headers400 *GetOrderHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetOrderHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetOrderHeadResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetOrderHeadResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4928,9 +5397,211 @@ func (r GetOrderHeadResponse) ContentType() string {
 	return ""
 }
 
+// CancelOrderResponse200Headers the declared response headers of an HTTP 200 response for CancelOrder
+type CancelOrderResponse200Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse400Headers the declared response headers of an HTTP 400 response for CancelOrder
+type CancelOrderResponse400Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse401Headers the declared response headers of an HTTP 401 response for CancelOrder
+type CancelOrderResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse403Headers the declared response headers of an HTTP 403 response for CancelOrder
+type CancelOrderResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse404Headers the declared response headers of an HTTP 404 response for CancelOrder
+type CancelOrderResponse404Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse409Headers the declared response headers of an HTTP 409 response for CancelOrder
+type CancelOrderResponse409Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse429Headers the declared response headers of an HTTP 429 response for CancelOrder
+type CancelOrderResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse500Headers the declared response headers of an HTTP 500 response for CancelOrder
+type CancelOrderResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// CancelOrderResponse503Headers the declared response headers of an HTTP 503 response for CancelOrder
+type CancelOrderResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type CancelOrderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Order
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelOrderResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelOrderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelOrderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelOrderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelOrderResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelOrderResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelOrderResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelOrderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelOrderResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelOrderResponse) GetJSON200() *Order {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CancelOrderResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CancelOrderResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CancelOrderResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CancelOrderResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CancelOrderResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelOrderResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CancelOrderResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelOrderResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelOrderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelOrderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelOrderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelOrderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListCategoriesWithResponse List categories
 //
 // Every category, in ascending id order. Staff manage categories in the admin pages.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4947,6 +5618,8 @@ func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, pa
 //
 // Answers as `listCategories` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /categories (the `ListCategoriesHead` operationId).
@@ -4961,6 +5634,8 @@ func (c *ClientWithResponses) ListCategoriesHeadWithResponse(ctx context.Context
 // ListPetsWithResponse List animals
 //
 // Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4977,6 +5652,8 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 //
 // Answers as `listPets` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /pets (the `ListPetsHead` operationId).
@@ -4991,6 +5668,8 @@ func (c *ClientWithResponses) ListPetsHeadWithResponse(ctx context.Context, para
 // CreatePetWithBodyWithResponse Add an animal
 //
 // Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5007,6 +5686,8 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 //
 // Adds an animal and returns it with its assigned `id`. `status` defaults to `available`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
@@ -5022,6 +5703,8 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params 
 //
 // Takes the animal out of the catalogue: from then on it is absent from every answer (404 here, gone from lists and the inventory). Its orders and history stay, and staff can restore it. Refused while a placed or approved order holds it. With `If-Match`, the animal is deleted only if it is still as that ETag says.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
@@ -5036,6 +5719,8 @@ func (c *ClientWithResponses) DeletePetWithResponse(ctx context.Context, petId i
 // GetPetWithResponse Get an animal (deprecated)
 //
 // Deprecated: this operation will be removed on 5 December 2030. Use `GET /pets?id={petId}` (or the other filters of `GET /pets`) instead; `PATCH` and `DELETE` on this path stay. Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5054,6 +5739,8 @@ func (c *ClientWithResponses) GetPetWithResponse(ctx context.Context, petId int6
 //
 // Answers as `getPet` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /pets/{petId} (the `GetPetHead` operationId).
@@ -5071,6 +5758,8 @@ func (c *ClientWithResponses) GetPetHeadWithResponse(ctx context.Context, petId 
 //
 // Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
@@ -5085,6 +5774,8 @@ func (c *ClientWithResponses) UpdatePetWithBodyWithResponse(ctx context.Context,
 // UpdatePetWithResponse Change an animal
 //
 // Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5101,6 +5792,8 @@ func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, petId i
 //
 // Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
+// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
+//
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /pets/{petId} (the `UpdatePet` operationId).
@@ -5115,6 +5808,8 @@ func (c *ClientWithResponses) UpdatePetWithApplicationMergePatchPlusJSONBodyWith
 // GetInventoryWithResponse Count animals by status
 //
 // How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5131,6 +5826,8 @@ func (c *ClientWithResponses) GetInventoryWithResponse(ctx context.Context, reqE
 //
 // Answers as `getInventory` does, with the same status and headers, but without a body.
 //
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /store/inventory (the `GetInventoryHead` operationId).
@@ -5144,7 +5841,9 @@ func (c *ClientWithResponses) GetInventoryHeadWithResponse(ctx context.Context, 
 
 // ListOrdersWithResponse List store orders
 //
-// Returns up to `limit` orders in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+// Returns up to `limit` of the client's own orders (those its keys placed) in ascending id order, optionally only those with one status. The body is a plain array; when more orders follow, the `Link` header carries the absolute URL of the next page (`rel="next"`), and it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5161,6 +5860,8 @@ func (c *ClientWithResponses) ListOrdersWithResponse(ctx context.Context, params
 //
 // Answers as `listOrders` does, with the same status and headers, but without a body.
 //
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /store/orders (the `ListOrdersHead` operationId).
@@ -5174,7 +5875,9 @@ func (c *ClientWithResponses) ListOrdersHeadWithResponse(ctx context.Context, pa
 
 // CreateOrderWithBodyWithResponse Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+//
+// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5189,7 +5892,9 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 
 // CreateOrderWithResponse Place a store order
 //
-// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+// Places an order for one available animal, which becomes `pending` until staff deliver the order (it is then `sold`) or cancel it (it is `available` again). The order belongs to the client whose key placed it. A `shipDate` before the current UTC day is refused with 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Safe to retry with an `Idempotency-Key`; a retry that spells out a default (`"quantity": 1`) is the same request as one that left it out.
+//
+// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5204,7 +5909,9 @@ func (c *ClientWithResponses) CreateOrderWithResponse(ctx context.Context, param
 
 // GetOrderWithResponse Get a store order
 //
-// The order that `POST /store/orders` placed, as it is now (its `Location`).
+// The order that `POST /store/orders` placed, as it is now (its `Location`). Another client's order answers 404, as a missing one does.
+//
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5221,6 +5928,8 @@ func (c *ClientWithResponses) GetOrderWithResponse(ctx context.Context, orderId 
 //
 // Answers as `getOrder` does, with the same status and headers, but without a body.
 //
+// Needs the scope `orders:read`: a key without it is answered 403 `insufficient_scope`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /store/orders/{orderId} (the `GetOrderHead` operationId).
@@ -5230,6 +5939,23 @@ func (c *ClientWithResponses) GetOrderHeadWithResponse(ctx context.Context, orde
 		return nil, err
 	}
 	return ParseGetOrderHeadResponse(rsp)
+}
+
+// CancelOrderWithResponse Cancel a store order
+//
+// Cancels one of the client's own orders while it is `placed`; its animal is `available` again. Once staff have approved an order only they can cancel it. Another client's order answers 404, as a missing one does.
+//
+// Needs the scope `orders:write`: a key without it is answered 403 `insufficient_scope`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
+func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*CancelOrderResponse, error) {
+	rsp, err := c.CancelOrder(ctx, orderId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelOrderResponse(rsp)
 }
 
 // ParseListCategoriesResponse parses an HTTP response from a ListCategoriesWithResponse call
@@ -5262,6 +5988,13 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest Error
@@ -5429,6 +6162,58 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCategoriesResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListCategoriesResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -5732,6 +6517,58 @@ func ParseListCategoriesHeadResponse(rsp *http.Response) (*ListCategoriesHeadRes
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCategoriesHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListCategoriesHeadResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -5916,6 +6753,13 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -6121,6 +6965,51 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPetsResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPetsResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -6441,6 +7330,51 @@ func ParseListPetsHeadResponse(rsp *http.Response) (*ListPetsHeadResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPetsHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPetsHeadResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -6601,6 +7535,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Error
@@ -6796,6 +7737,51 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreatePetResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePetResponse409Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -7112,6 +8098,13 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7278,6 +8271,51 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeletePetResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeletePetResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -7555,6 +8593,13 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Error
@@ -7844,6 +8889,72 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPetResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetPetResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -8363,6 +9474,72 @@ func ParseGetPetHeadResponse(rsp *http.Response) (*GetPetHeadResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPetHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetPetHeadResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -8646,6 +9823,13 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8833,6 +10017,51 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdatePetResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UpdatePetResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -9177,6 +10406,13 @@ func ParseGetInventoryResponse(rsp *http.Response) (*GetInventoryResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9284,6 +10520,51 @@ func ParseGetInventoryResponse(rsp *http.Response) (*GetInventoryResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetInventoryResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetInventoryResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -9507,6 +10788,51 @@ func ParseGetInventoryHeadResponse(rsp *http.Response) (*GetInventoryHeadRespons
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetInventoryHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetInventoryHeadResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -9670,6 +10996,13 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -9875,6 +11208,51 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListOrdersResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListOrdersResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -10195,6 +11573,51 @@ func ParseListOrdersHeadResponse(rsp *http.Response) (*ListOrdersHeadResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListOrdersHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListOrdersHeadResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -10355,6 +11778,13 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Error
@@ -10557,6 +11987,51 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateOrderResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers CreateOrderResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -10925,6 +12400,13 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11129,6 +12611,51 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetOrderResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetOrderResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -11480,6 +13007,51 @@ func ParseGetOrderHeadResponse(rsp *http.Response) (*GetOrderHeadResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetOrderHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetOrderHeadResponse404Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -11603,6 +13175,461 @@ func ParseGetOrderHeadResponse(rsp *http.Response) (*GetOrderHeadResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetOrderHeadResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelOrderResponse parses an HTTP response from a CancelOrderWithResponse call
+func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelOrderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Order
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelOrderResponse200Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CancelOrderResponse400Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelOrderResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelOrderResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelOrderResponse404Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelOrderResponse409Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelOrderResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelOrderResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelOrderResponse503Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -21,8 +21,9 @@ type Memory struct {
 type counts struct {
 	minute  int64
 	m       int // admitted in minute
-	refused int // refused in minute
+	refused int // refused in minute, since epoch
 	d       int // admitted in day
+	epoch   int64
 }
 
 // NewMemory returns a limiter that reads the time from now.
@@ -31,7 +32,7 @@ func NewMemory(now func() time.Time) *Memory {
 }
 
 // Take implements Limiter.
-func (l *Memory) Take(_ context.Context, client string, lim Limits) (Decision, error) {
+func (l *Memory) Take(_ context.Context, client string, lim Limits, epoch int64) (Decision, error) {
 	t := l.now()
 	minute, day := windowsAt(t)
 	l.mu.Lock()
@@ -43,6 +44,9 @@ func (l *Memory) Take(_ context.Context, client string, lim Limits) (Decision, e
 	}
 	if c.minute != minute {
 		c.minute, c.m, c.refused = minute, 0, 0
+	}
+	if epoch > c.epoch {
+		c.epoch, c.refused = epoch, 0
 	}
 	allowed := c.m < lim.PerMinute && c.d < lim.PerDay
 	if allowed {

@@ -4,7 +4,8 @@
 //
 // A request is admitted only when both windows have room, and only an admitted request uses
 // them up; a refused one is counted among the client's refusals of the minute (which is what
-// temporary bans are decided on). Windows are aligned to the clock: the minute window resets
+// temporary bans are decided on). Each request names the client's epoch: when it grows (a lifted
+// ban), the refusals counted before it are forgotten. Windows are aligned to the clock: the minute window resets
 // at every whole minute, the day window at 00:00 UTC, so the reset time of a window is exact
 // and a client that waits for it is admitted.
 package ratelimit
@@ -35,7 +36,8 @@ type Decision struct {
 	// DayFull, on a refused request, says the day's limit refused it (so it waits for 00:00 UTC);
 	// otherwise the minute's did.
 	DayFull bool
-	// Refused counts the client's refused requests in the current minute, this one included.
+	// Refused counts the client's refused requests in the current minute, this one included,
+	// since its epoch last grew.
 	Refused int
 }
 
@@ -54,8 +56,10 @@ type Traffic struct {
 // Limiter counts requests. Implementations are safe for concurrent use and exact under
 // concurrency: of N simultaneous requests against a limit of L, exactly min(N, L) are admitted.
 type Limiter interface {
-	// Take counts one request of client against both windows of l.
-	Take(ctx context.Context, client string, l Limits) (Decision, error)
+	// Take counts one request of client against both windows of l. A larger epoch than the
+	// client's last one starts the minute's refusals again from zero; a smaller one (an instance
+	// that has not heard of the change yet) counts as the current one.
+	Take(ctx context.Context, client string, l Limits, epoch int64) (Decision, error)
 	// Usage is the client's admitted requests in the current windows.
 	Usage(ctx context.Context, client string) (Usage, error)
 	// Today is the day's traffic over all clients.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest/testenv"
-	"github.com/petstore/petstore/routes/ratelimit"
+	"github.com/petstore/petstore/models/ratelimit"
 )
 
 // newLimiter makes a fresh limiter, with counters of its own, on the given clock.
@@ -161,6 +161,37 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 		}
 	})
 
+	t.Run("a larger epoch forgets the minute's refusals and a smaller one counts as the current", func(t *testing.T) {
+		t.Parallel()
+		clock := testenv.NewClock(start)
+		l := newLimiter(t, clock.Now)
+		lim := ratelimit.Limits{PerMinute: 2, PerDay: 100}
+		takeAt := func(epoch int64) ratelimit.Decision {
+			t.Helper()
+			d, err := l.Take(ctx, "a", lim, epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		takeAt(0)
+		takeAt(0)
+		for i := 1; i <= 3; i++ {
+			if d := takeAt(0); d.Allowed || d.Refused != i {
+				t.Fatalf("refusal %d under epoch 0: %+v", i, d)
+			}
+		}
+		if d := takeAt(1); d.Allowed || d.Refused != 1 || d.Remaining != 0 {
+			t.Fatalf("first request of epoch 1: %+v, want refused (the minute is still full) and counted as the first refusal", d)
+		}
+		if d := takeAt(0); d.Refused != 2 {
+			t.Fatalf("a request still naming epoch 0: %+v, want it counted in epoch 1 as refusal 2", d)
+		}
+		if d := takeAt(1); d.Refused != 3 {
+			t.Fatalf("epoch 1 again: %+v, want refusal 3", d)
+		}
+	})
+
 	t.Run("100 concurrent requests against a limit of 60 admit exactly 60", func(t *testing.T) {
 		t.Parallel()
 		clock := testenv.NewClock(start)
@@ -176,7 +207,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				d, err := l.Take(ctx, "a", lim)
+				d, err := l.Take(ctx, "a", lim, 0)
 				if err != nil {
 					t.Error(err)
 					return
@@ -206,7 +237,7 @@ func testLimiter(t *testing.T, newLimiter newLimiter) {
 
 func take(t *testing.T, l ratelimit.Limiter, client string, lim ratelimit.Limits) ratelimit.Decision {
 	t.Helper()
-	d, err := l.Take(ctx, client, lim)
+	d, err := l.Take(ctx, client, lim, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,16 +62,16 @@ func (f *Fallback) answered() {
 }
 
 // Take implements Limiter.
-func (f *Fallback) Take(ctx context.Context, client string, l Limits) (Decision, error) {
+func (f *Fallback) Take(ctx context.Context, client string, l Limits, epoch int64) (Decision, error) {
 	if f.usePrimary() {
-		d, err := f.primary.Take(ctx, client, l)
+		d, err := f.primary.Take(ctx, client, l, epoch)
 		if err == nil {
 			f.answered()
 			return d, nil
 		}
 		f.failed(err)
 	}
-	return f.local.Take(ctx, client, l)
+	return f.local.Take(ctx, client, l, epoch)
 }
 
 // Usage implements Limiter.

@@ -41,7 +41,8 @@ func NewRedis(client redis.UniversalClient, prefix string, now func() time.Time)
 	return l
 }
 
-// Keys: <prefix>m:<minute>:<client> a hash {n: admitted, r: refused}; <prefix>d:<day>:<client>
+// Keys: <prefix>m:<minute>:<client> a hash {n: admitted, r: refused since epoch e, e: the client's
+// largest epoch this minute}; <prefix>d:<day>:<client>
 // admitted in the day; <prefix>t:<day> a hash {admitted, refused} of every client.
 const (
 	minuteKeyTTL = 2 * time.Minute
@@ -49,12 +50,16 @@ const (
 )
 
 // takeScript: KEYS minute hash, day counter, day totals; ARGV per-minute limit, per-day
-// limit, minute TTL ms, day TTL ms. Returns {allowed, admitted in minute, admitted in day,
-// refused in minute}.
+// limit, minute TTL ms, day TTL ms, epoch. Returns {allowed, admitted in minute, admitted in
+// day, refused in minute}.
 var takeScript = redis.NewScript(`
 local m = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 local d = tonumber(redis.call('GET', KEYS[2]) or '0')
 local r = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
+if tonumber(ARGV[5]) > tonumber(redis.call('HGET', KEYS[1], 'e') or '0') then
+  redis.call('HSET', KEYS[1], 'r', 0, 'e', ARGV[5])
+  r = 0
+end
 local allowed = 0
 if m < tonumber(ARGV[1]) and d < tonumber(ARGV[2]) then
   allowed = 1
@@ -90,12 +95,12 @@ func (l *Redis) totalsKey(day int64) string {
 }
 
 // Take implements Limiter.
-func (l *Redis) Take(ctx context.Context, client string, lim Limits) (Decision, error) {
+func (l *Redis) Take(ctx context.Context, client string, lim Limits, epoch int64) (Decision, error) {
 	t := l.now()
 	minute, day := windowsAt(t)
 	keys := []string{l.minuteKey(minute, client), l.dayKey(day, client), l.totalsKey(day)}
 	res, err := takeScript.Run(ctx, l.takes, keys, lim.PerMinute, lim.PerDay,
-		minuteKeyTTL.Milliseconds(), dayKeyTTL.Milliseconds()).Int64Slice()
+		minuteKeyTTL.Milliseconds(), dayKeyTTL.Milliseconds(), epoch).Int64Slice()
 	if err != nil {
 		return Decision{}, err
 	}
