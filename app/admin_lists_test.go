@@ -326,12 +326,17 @@ func TestCSVExportsAreTheWholeFilteredListInTheTablesOrderAndRunNothing(t *testi
 		if strings.Contains(strings.Join(keys[1], ","), strings.TrimPrefix(s.APIKey, "Bearer ")) {
 			t.Fatalf("the export shows a key's secret: %q", keys[1])
 		}
+		clients := readCSV(t, b, "/admin/clients?format=csv", "clients")
+		if strings.Join(clients[0], ",") != "id,name,email,created,keys,active keys,orders" || len(clients) != 2 || clients[1][4] != "1" || clients[1][6] != "1" {
+			t.Fatalf("clients: %q", clients)
+		}
 		wantStatus(t, b.Get(t, "/admin/pets?format=xlsx"), http.StatusBadRequest)
 		// What staff may not open, they may not export.
 		sam := s.NewBrowser(t)
 		sam.Login(t, "sam", staffPassword)
 		wantStatus(t, sam.Get(t, "/admin/audit?format=csv"), http.StatusForbidden)
 		wantStatus(t, sam.Get(t, "/admin/keys?format=csv"), http.StatusForbidden)
+		wantStatus(t, sam.Get(t, "/admin/clients?format=csv"), http.StatusForbidden)
 	})
 }
 

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -28,8 +29,37 @@ func (a *admin) renderClients(c *fiber.Ctx, form views.ClientForm) error {
 	return render(c, views.Clients(page(c, "Clients", views.SectionClients), props))
 }
 
-// listClients is the clients page.
-func (a *admin) listClients(c *fiber.Ctx) error { return a.renderClients(c, views.ClientForm{}) }
+// listClients is the clients page; with format=csv, every client as CSV.
+func (a *admin) listClients(c *fiber.Ctx) error {
+	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+		if err != nil {
+			return err
+		}
+		return a.exportClients(c)
+	}
+	return a.renderClients(c, views.ClientForm{})
+}
+
+// exportClients writes every client as CSV, with the numbers its list shows. Clients are few,
+// and read in one go.
+func (a *admin) exportClients(c *fiber.Ctx) error {
+	list, err := a.clients.List(c.UserContext(), a.now())
+	if err != nil {
+		return err
+	}
+	header := []string{"id", "name", "email", "created", "keys", "active keys", "orders"}
+	return a.exportCSV(c, "clients", header, func(_ context.Context, rows csvRows) error {
+		for i := range list {
+			cl := &list[i]
+			err := rows.Row(strconv.FormatInt(cl.ID, 10), cl.Name, cl.Email, csvTime(&cl.CreatedAt),
+				strconv.Itoa(cl.Keys), strconv.Itoa(cl.ActiveKeys), strconv.Itoa(cl.Orders))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
 
 // createClient adds a client and goes to its page, where it is given keys.
 func (a *admin) createClient(c *fiber.Ctx) error {
