@@ -25,6 +25,7 @@ import (
 //	go test -run '^$' -bench BenchmarkAdminMillionPets -benchtime 20x ./app/
 func BenchmarkAdminMillionPets(b *testing.B) {
 	cfg := apptest.Config(b, testenv.Postgres)
+	cfg.AdminCountBudget = models.DefaultCountBudget // as in production
 	s := apptest.New(b, cfg, apptest.WithLog(app.NewLogger(cfg, io.Discard)))
 	ctx := context.Background()
 	if _, err := models.Seed(ctx, s.DB, models.SeedOptions{Pets: 1_000_000}); err != nil {

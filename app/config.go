@@ -38,6 +38,7 @@ type Config struct {
 	StagingURL        string        // PETSTORE_STAGING_URL: staging's address without /v1, a server of the API document
 	AdminPassword     string        // PETSTORE_ADMIN_PASSWORD: the first admin's password; empty generates one
 	SessionTimeout    time.Duration // PETSTORE_SESSION_TIMEOUT: a staff session ends after this long unused
+	AdminCountBudget  time.Duration // PETSTORE_ADMIN_COUNT_BUDGET: database time an admin table may spend on each count before it estimates
 	RedisPrefix       string        // PETSTORE_REDIS_PREFIX: starts every Redis key of this deployment
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
@@ -77,6 +78,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		StagingURL:        e.baseURL("PETSTORE_STAGING_URL", apiservers.DefaultStagingURL),
 		AdminPassword:     getenv("PETSTORE_ADMIN_PASSWORD"),
 		SessionTimeout:    e.duration("PETSTORE_SESSION_TIMEOUT", 8*time.Hour),
+		AdminCountBudget:  e.duration("PETSTORE_ADMIN_COUNT_BUDGET", models.DefaultCountBudget),
 		RedisPrefix:       e.str("PETSTORE_REDIS_PREFIX", "petstore:"),
 		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
 		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),

@@ -121,6 +121,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		Staff:          staff,
 		Sessions:       sessionStorage(app, cfg),
 		SessionTimeout: cfg.SessionTimeout,
+		CountBudget:    cfg.AdminCountBudget,
 		Now:            p.now,
 		Gate:           gate,
 		Keys:           p.keys,

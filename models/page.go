@@ -75,6 +75,7 @@ const (
 	cursorV2 = "v2:"
 )
 
+// badCursor refuses a cursor the service did not hand out, or has been tampered with.
 var badCursor = &Error{Code: EInvalid, Field: "cursor", Message: "cursor: malformed cursor; use the one from the previous page's Link header"}
 
 // MaxCursorLength bounds a cursor of the id order, the API's: the longest Encode makes there has
@@ -101,26 +102,25 @@ func (c Cursor) Encode() string {
 // DecodeCursor reads a token made by Encode for a list in sort's order. A token that is not one,
 // or was made for another order, is refused naming the cursor parameter.
 func DecodeCursor(s string, sort Sort) (*Cursor, error) {
-	bad := badCursor
 	if len(s) > MaxCursorLength && (sort.Key == "" || len(s) > maxSortedCursorLength) {
-		return nil, bad
+		return nil, badCursor
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return nil, bad
+		return nil, badCursor
 	}
 	raw := string(b)
 	if rest, ok := strings.CutPrefix(raw, cursorV1); ok {
 		id, err := strconv.ParseInt(rest, 10, 64)
 		if err != nil || id < 0 || sort != (Sort{}) {
-			return nil, bad
+			return nil, badCursor
 		}
 		return &Cursor{ID: id}, nil
 	}
 	rest, ok := strings.CutPrefix(raw, cursorV2)
 	parts := strings.SplitN(rest, ":", 4)
 	if !ok || len(parts) != 4 {
-		return nil, bad
+		return nil, badCursor
 	}
 	if parts[0] != sort.String() {
 		return nil, &Error{Code: EInvalid, Field: "cursor",
@@ -134,10 +134,10 @@ func DecodeCursor(s string, sort Sort) (*Cursor, error) {
 	case "z":
 		c.Last = true
 	default:
-		return nil, bad
+		return nil, badCursor
 	}
 	if c.ID, err = strconv.ParseInt(parts[2], 10, 64); err != nil || c.ID < 0 || (sort.Key == "" && c.Value != "") {
-		return nil, bad
+		return nil, badCursor
 	}
 	return c, nil
 }
@@ -208,8 +208,17 @@ type segment struct {
 }
 
 // segments are the statements that read a list from cur on, in the direction of travel (desc:
-// descending), in the order they are read. Each statement's WHERE is a range of one index.
-func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) ([]segment, error) {
+// descending), in the order they are read: one or two. Each statement's WHERE is a range of one
+// index. (An array rather than a slice: the API's lists allocate nothing for it.)
+type segments struct {
+	s [2]segment
+	n int
+}
+
+func one(s segment) segments    { return segments{s: [2]segment{s}, n: 1} }
+func two(a, b segment) segments { return segments{s: [2]segment{a, b}, n: 2} }
+
+func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) (segments, error) {
 	op, dir := ">", ""
 	if desc {
 		op, dir = "<", " DESC"
@@ -219,11 +228,11 @@ func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) ([]segment, error
 		if cur != nil && !cur.Last {
 			s.where, s.args = []string{"id " + op + " ?"}, []any{cur.ID}
 		}
-		return []segment{s}, nil
+		return one(s), nil
 	}
 	key, ok := k.sortKeys[sort.Key]
 	if !ok {
-		return nil, &Error{Code: EInvalid, Field: "sort", Message: "sort: " + strconv.Quote(sort.Key) + " is not a sort key of this list"}
+		return segments{}, &Error{Code: EInvalid, Field: "sort", Message: "sort: " + strconv.Quote(sort.Key) + " is not a sort key of this list"}
 	}
 	valued := segment{order: key.column + dir + ", id" + dir}
 	if key.nullable {
@@ -233,11 +242,11 @@ func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) ([]segment, error
 		if cur != nil && !cur.Last {
 			v, err := key.arg(cur.Value)
 			if err != nil {
-				return nil, badCursor
+				return segments{}, badCursor
 			}
 			valued.where, valued.args = []string{"(" + key.column + ", id) " + op + " (?, ?)"}, []any{v, cur.ID}
 		}
-		return []segment{valued}, nil
+		return one(valued), nil
 	}
 	// Travelling towards the end (ascending, or the descending order read forwards) the valued
 	// items come first; travelling back, the items without a value do.
@@ -248,22 +257,22 @@ func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) ([]segment, error
 	case cur.Value == "":
 		none.where, none.args = append(none.where, "id "+op+" ?"), []any{cur.ID}
 		if forwards {
-			return []segment{none}, nil
+			return one(none), nil
 		}
 	default:
 		v, err := key.arg(cur.Value)
 		if err != nil {
-			return nil, badCursor
+			return segments{}, badCursor
 		}
 		valued.where, valued.args = append(valued.where, "("+key.column+", id) "+op+" (?, ?)"), []any{v, cur.ID}
 		if !forwards {
-			return []segment{valued}, nil
+			return one(valued), nil
 		}
 	}
 	if forwards {
-		return []segment{valued, none}, nil
+		return two(valued, none), nil
 	}
-	return []segment{none, valued}, nil
+	return two(none, valued), nil
 }
 
 // list returns the page of the rows matching the conditions (SQL joined with AND, and their
@@ -280,7 +289,7 @@ func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args [
 	}
 	// One row more than asked says whether more follow, instead of counting.
 	items := make([]T, 0, page.Limit+1)
-	for _, s := range segs {
+	for _, s := range segs.s[:segs.n] {
 		if len(items) > page.Limit {
 			break
 		}

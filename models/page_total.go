@@ -19,16 +19,32 @@ type Total struct {
 	Exact bool
 }
 
-// Counting is exact up to countCap matching rows within countBudget of database time. Counting
-// costs about 1 ms per 10,000 rows on either store (a million pets: 75 to 90 ms on PostgreSQL,
-// about 110 ms on SQLite), so an exact total adds at most about 5 ms to a page; a filter that no
-// index serves (a name search) scans every row, which the budget cuts short. Past either, the
-// total is estimated from the newest estimateSample ids, which are read through the primary key.
+// Counting is exact up to countCap matching rows within a budget of database time
+// (DefaultCountBudget, or WithCountBudget's). Counting costs about 1 ms per 10,000 rows on either
+// store (a million pets: 75 to 90 ms on PostgreSQL, about 110 ms on SQLite), so an exact total
+// adds at most about 5 ms to a page; a filter that no index serves (a name search) scans every
+// row, which the budget cuts short. Past either, the total is estimated from the newest
+// estimateSample ids, which are read through the primary key.
 const (
-	countCap       = 50_000
-	countBudget    = 25 * time.Millisecond
-	estimateSample = 10_000
+	countCap           = 50_000
+	DefaultCountBudget = 25 * time.Millisecond
+	estimateSample     = 10_000
 )
+
+type countBudgetKey struct{}
+
+// WithCountBudget returns ctx under which each of a list's counts (its total, a page's place,
+// an estimate) may take d of database time, instead of DefaultCountBudget.
+func WithCountBudget(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, countBudgetKey{}, d)
+}
+
+func countBudget(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(countBudgetKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return DefaultCountBudget
+}
 
 // totals fills out's Total and Before: how many rows match the conditions, and how many of them
 // come before the page's first item.
@@ -63,10 +79,10 @@ func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args
 
 // count counts the rows of the segments that match the conditions. Exact is false when it
 // stopped at countCap (N is then countCap+1) or at countBudget (N is then 0).
-func (k keyset[T]) count(ctx context.Context, db *gorm.DB, where []string, args []any, segs []segment) (Total, error) {
+func (k keyset[T]) count(ctx context.Context, db *gorm.DB, where []string, args []any, segs segments) (Total, error) {
 	var n int64
 	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
-		for _, s := range segs {
+		for _, s := range segs.s[:segs.n] {
 			query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + k.table
 			if conds := append(where, s.where...); len(conds) > 0 {
 				query += " WHERE " + strings.Join(conds, " AND ")
@@ -111,13 +127,15 @@ func (k keyset[T]) estimate(ctx context.Context, db *gorm.DB, where []string, ar
 	return Total{N: max(n, atLeast)}, nil
 }
 
-// withinBudget runs read with countBudget of database time; timedOut says it was cut short.
+// withinBudget runs read with ctx's count budget of database time; timedOut says it was cut
+// short.
 func withinBudget(ctx context.Context, db *gorm.DB, read func(*gorm.DB) error) (timedOut bool, err error) {
+	budget := countBudget(ctx)
 	if db.Dialector.Name() == "postgres" {
 		// A statement timeout ends the statement and keeps the connection, which a cancelled
 		// context would close.
 		err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			if err := tx.Exec("SET LOCAL statement_timeout = " + strconv.FormatInt(countBudget.Milliseconds(), 10)).Error; err != nil {
+			if err := tx.Exec("SET LOCAL statement_timeout = " + strconv.FormatInt(max(1, budget.Milliseconds()), 10)).Error; err != nil {
 				return err
 			}
 			return read(tx)
@@ -129,7 +147,7 @@ func withinBudget(ctx context.Context, db *gorm.DB, read func(*gorm.DB) error) (
 		return false, err
 	}
 	// SQLite interrupts the statement when its context ends, and the connection stays usable.
-	bctx, cancel := context.WithTimeout(ctx, countBudget)
+	bctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	err = read(db.WithContext(bctx))
 	if err != nil && bctx.Err() != nil && ctx.Err() == nil {

@@ -51,7 +51,8 @@ type admin struct {
 	sessions *session.Store
 	throttle *loginThrottle
 	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
-	dbTimeout time.Duration
+	dbTimeout   time.Duration
+	countBudget time.Duration
 }
 
 func newAdmin(d Deps) *admin {
@@ -84,7 +85,8 @@ func newAdmin(d Deps) *admin {
 		sessions: store,
 		throttle: &loginThrottle{store: store.Storage, now: time.Now},
 
-		dbTimeout: d.DBTimeout,
+		dbTimeout:   d.DBTimeout,
+		countBudget: d.CountBudget,
 	}
 }
 
@@ -230,7 +232,7 @@ func (a *admin) requireStaff(c *fiber.Ctx) error {
 		c.Locals(flashLocal{}, flash)
 	}
 	c.Locals(meLocal{}, st)
-	c.SetUserContext(models.WithActor(c.UserContext(), models.StaffActor(st.Username)))
+	c.SetUserContext(models.WithCountBudget(models.WithActor(c.UserContext(), models.StaffActor(st.Username)), a.countBudget))
 	return c.Next()
 }
 

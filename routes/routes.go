@@ -28,6 +28,7 @@ type Deps struct {
 	// Sessions keeps the admin pages' sessions and login throttle; nil keeps them in memory.
 	Sessions       fiber.Storage
 	SessionTimeout time.Duration
+	CountBudget    time.Duration // database time an admin table may spend on each count before it estimates
 	Orders         *models.OrderStore
 	IdemKeys       *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
 	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
