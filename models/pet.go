@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strconv"
 	"strings"
@@ -142,7 +141,7 @@ type PetFilter struct {
 var pets = keyset[Pet]{
 	table:   "pets",
 	columns: "id, name, category_id, status, created_at, updated_at, deleted_at",
-	scan: func(rows *sql.Rows, p *Pet) error {
+	scan: func(rows rowScanner, p *Pet) error {
 		return rows.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt)
 	},
 	sortKeys: map[string]sortKey[Pet]{
