@@ -159,9 +159,9 @@ func ParseLimit(s string) (int, error) {
 // does not grow with its depth, and an item added or removed meanwhile moves nothing else.
 type keyset[T any] struct {
 	table string
-	// columns are read in this order by scan.
+	// columns are read into fields, in this order: fields returns pointers into an item.
 	columns string
-	scan    func(rowScanner, *T) error
+	fields  func(*T) []any
 	// sortKeys are the keys a list may be sorted by, besides id.
 	sortKeys map[string]sortKey[T]
 	id       func(*T) int64
@@ -366,16 +366,20 @@ func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args [
 
 // rowSet is a result of either kind, *sql.Rows or pgx.Rows, as collect reads it.
 type rowSet interface {
-	rowScanner
+	Scan(dest ...any) error
 	Next() bool
 	Err() error
 }
 
-// collect appends every row of rows to items.
+// collect appends every row of rows to items. Each row is read into one item and copied from
+// there, so a row costs no allocation of its own (an item, or the list of its fields).
 func (k keyset[T]) collect(rows rowSet, items []T) ([]T, error) {
+	var item, zero T
+	fields := k.fields(&item)
 	for rows.Next() {
-		var item T
-		if err := k.scan(rows, &item); err != nil {
+		// Zeroed first: a pointer field gets a value of its own, never the last row's.
+		item = zero
+		if err := rows.Scan(fields...); err != nil {
 			return items, err
 		}
 		items = append(items, item)

@@ -141,8 +141,8 @@ type PetFilter struct {
 var pets = keyset[Pet]{
 	table:   "pets",
 	columns: "id, name, category_id, status, created_at, updated_at, deleted_at",
-	scan: func(rows rowScanner, p *Pet) error {
-		return rows.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt)
+	fields: func(p *Pet) []any {
+		return []any{&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt}
 	},
 	sortKeys: map[string]sortKey[Pet]{
 		"name":    textKey("name", func(p *Pet) string { return p.Name }),

@@ -13,11 +13,6 @@ import (
 	"gorm.io/gorm"
 )
 
-// rowScanner is a row of either kind of result: database/sql's *sql.Rows or pgx's pgx.Rows.
-type rowScanner interface {
-	Scan(dest ...any) error
-}
-
 // onPgx runs f on one connection of db's PostgreSQL pool, on pgx itself rather than through
 // database/sql, which converts every value of every row to a driver.Value and back: for a page of
 // pets, a quarter of the request's CPU. The connection is borrowed from database/sql's pool, so
