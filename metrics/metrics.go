@@ -32,6 +32,34 @@ type Metrics struct {
 	inFlight prometheus.Gauge
 	refusals *prometheus.CounterVec
 	bans     prometheus.Counter
+	// series caches each request series' counter and histogram (seriesKey → *series): the
+	// vectors hash every label value on every lookup, a tenth of what counting cost.
+	series sync.Map
+}
+
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// seriesOf returns the series of one method, route and status. The strings of a new series are
+// copied: a request's method may be one of its reused buffers, and the registry keeps them.
+func (m *Metrics) seriesOf(method, route string, status int) *series {
+	k := seriesKey{method, route, status}
+	if s, ok := m.series.Load(k); ok {
+		return s.(*series)
+	}
+	k.method, k.route = utils.CopyString(method), utils.CopyString(route)
+	s, _ := m.series.LoadOrStore(k, &series{
+		requests: m.requests.WithLabelValues(k.method, k.route, strconv.Itoa(status)),
+		latency:  m.latency.WithLabelValues(k.method, k.route),
+	})
+	return s.(*series)
 }
 
 // New makes the collectors, with the Go runtime's and the process's own, and a build-info gauge
@@ -98,8 +126,9 @@ func (m *Metrics) Middleware() fiber.Handler {
 			}
 		}
 		method, route := routes.label(c, status)
-		m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-		m.latency.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
+		s := m.seriesOf(method, route, status)
+		s.requests.Inc()
+		s.latency.Observe(time.Since(start).Seconds())
 		return err
 	}
 }
@@ -114,8 +143,7 @@ type endpoints struct {
 type endpoint struct{ method, path string }
 
 // label names a request's method and route pattern, so that ids in paths do not become series.
-// The method is fiber's copy of the route's, which the registry may keep (a request's own
-// bytes are reused). A request that no endpoint answered has no pattern: it is /v1 when the
+// A request that no endpoint answered has no pattern: it is /v1 when the
 // API's gate (or another middleware under /v1) refused it, and Unmatched when no route matched
 // it or another middleware refused it. One a middleware answered without an error (a CORS
 // preflight, say) carries that middleware's pattern.
@@ -130,7 +158,7 @@ func (e *endpoints) label(c *fiber.Ctx, status int) (method, route string) {
 	if _, ok := e.set[endpoint{r.Method, r.Path}]; ok {
 		return r.Method, r.Path
 	}
-	method = utils.CopyString(c.Method())
+	method = c.Method()
 	switch {
 	case status == fiber.StatusNotFound || status == fiber.StatusMethodNotAllowed:
 		return method, Unmatched
