@@ -5,8 +5,8 @@
 # Each run is made with two load generators, wrk and bench/load (a closed loop in Go), and the
 # servers take turns within each round, in an order that rotates from round to round, so that the
 # ratios hold even when the machine is busy. Prints a Markdown table (the README's Performance
-# section is one run of it) and checks the targets. About four and a half minutes (the first run
-# also seeds, about 30 s more); not part of CI.
+# section is one run of it) and checks the targets. About five minutes (the first run also seeds,
+# about 30 s more); not part of CI.
 #
 # Settings (environment):
 #   BENCH_PG           PostgreSQL server, without a database   postgres://postgres@127.0.0.1:5432
@@ -14,7 +14,7 @@
 #   BENCH_PETS         pets in the table (seeded once)         1000000
 #   BENCH_ORDERS       orders in the table (seeded once)       10000
 #   BENCH_REDIS_URL    Redis for the second service instance   redis://127.0.0.1:6379/15 (empty: skip)
-#   BENCH_DURATION     seconds per run                         4
+#   BENCH_DURATION     seconds per run                         3
 #   BENCH_ROUNDS       rounds of alternating runs              3
 #   BENCH_CONNECTIONS  connections of each load generator      32
 #   BENCH_THREADS      wrk threads                             2
@@ -33,7 +33,7 @@ DB=${BENCH_DB:-petstore_bench}
 PETS=${BENCH_PETS:-1000000}
 ORDERS=${BENCH_ORDERS:-10000}
 REDIS=${BENCH_REDIS_URL-redis://127.0.0.1:6379/15}
-DURATION=${BENCH_DURATION:-4}
+DURATION=${BENCH_DURATION:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
 CONNS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
