@@ -259,7 +259,7 @@ func (s *PetStore) createInOneStatement(ctx context.Context, p *Pet) (bool, erro
 	}
 	after, err := fieldsJSON(p.auditFields())
 	if err != nil {
-		return false, nil
+		return false, nil // the transaction reports it, from recordChange
 	}
 	now := s.db.NowFunc()
 	return onPgx(ctx, s.db, func(conn *pgx.Conn) error {
