@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 
@@ -70,6 +71,47 @@ func TestPetListFiltersAndPages(t *testing.T) {
 		rest, more := list(models.PetFilter{}, models.Page{Limit: 4, Cursor: page.Next})
 		if more || !slices.Equal(rest, names[4:]) {
 			t.Fatalf("second page %q (more %v), want %q and no more", rest, more, names[4:])
+		}
+	})
+}
+
+// A list reads each pet's status as stored: the three statuses, and a value that is none of them
+// (written by hand) kept as it is rather than lost or taken for another.
+func TestPetListReadsStatuses(t *testing.T) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		db := openDB(t, store)
+		pets := models.NewPetStore(db)
+		ctx := models.WithActor(context.Background(), models.ActorCLI)
+		want := map[int64]models.PetStatus{}
+		for _, st := range append(models.PetStatuses, "lost") {
+			name, cat, given := "Rex "+string(st), int64(1), string(models.PetAvailable)
+			p, err := pets.Create(ctx, models.NewPet{Name: &name, CategoryID: &cat, Status: &given}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Exec("UPDATE pets SET status = ? WHERE id = ?", string(st), p.ID).Error; err != nil {
+				t.Fatal(err)
+			}
+			want[p.ID] = st
+		}
+		for _, page := range []models.Page{{Limit: 100}, {Limit: 2}} {
+			got := map[int64]models.PetStatus{}
+			for {
+				list, err := pets.List(ctx, models.PetFilter{}, page)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range list.Items {
+					got[p.ID] = p.Status
+				}
+				if list.Next == nil {
+					break
+				}
+				page.Cursor = list.Next
+			}
+			if !maps.Equal(got, want) {
+				t.Fatalf("pages of %d: statuses %v, want %v", page.Limit, got, want)
+			}
 		}
 	})
 }

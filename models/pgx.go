@@ -79,3 +79,28 @@ func numbered(query string, args []any) (string, []any) {
 	}
 	return b.String(), out
 }
+
+// ScanBytes reads a pet's status on pgx (pgtype.BytesScanner): the constant itself, without a
+// string of its own per row, and without the reflective conversion pgx otherwise makes to a
+// named string type (together about 3 % of a list request's instructions). A value that is none of
+// the statuses is kept as it is.
+func (s *PetStatus) ScanBytes(b []byte) error {
+	*s = internStatus(b, PetStatuses)
+	return nil
+}
+
+// ScanBytes reads an order's status on pgx, as PetStatus.ScanBytes does a pet's.
+func (s *OrderStatus) ScanBytes(b []byte) error {
+	*s = internStatus(b, OrderStatuses)
+	return nil
+}
+
+// internStatus returns the status among known that b spells, else a copy of b.
+func internStatus[S ~string](b []byte, known []S) S {
+	for _, st := range known {
+		if string(b) == string(st) {
+			return st
+		}
+	}
+	return S(b)
+}
