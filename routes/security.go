@@ -6,7 +6,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/cors"
-	"github.com/gofiber/fiber/v2/middleware/helmet"
 	"github.com/petstore/petstore/models"
 	"github.com/valyala/fasthttp"
 )
@@ -20,29 +19,68 @@ const apiCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; for
 const adminCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// securityHeaders are the headers every response carries; pages override the CSP for their area.
-var securityHeaders = helmet.Config{
-	XSSProtection:      "0", // the legacy filter itself leaked data; CSP replaces it
-	ContentTypeNosniff: "nosniff",
-	XFrameOptions:      "DENY",
-	// Sent only on HTTPS (directly or through a trusted proxy's X-Forwarded-Proto); sibling
-	// subdomains are not this service's to decide for.
-	HSTSMaxAge:                365 * 24 * 60 * 60,
-	HSTSExcludeSubdomains:     true,
-	ContentSecurityPolicy:     apiCSP,
-	ReferrerPolicy:            "no-referrer",
-	PermissionPolicy:          "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
-	CrossOriginEmbedderPolicy: "require-corp",
-	CrossOriginOpenerPolicy:   "same-origin",
-	CrossOriginResourcePolicy: "same-origin",
-	OriginAgentCluster:        "?1",
-	XDNSPrefetchControl:       "off",
-	XDownloadOptions:          "noopen",
-	XPermittedCrossDomain:     "none",
+// securityHeaders are the headers every response carries, in the order they are sent; pages
+// override the CSP for their area. Their names are written as fasthttp writes any other
+// (X-Xss-Protection), and set without normalizing them again on every request.
+var securityHeaders = canonicalHeaders(
+	"X-XSS-Protection", "0", // the legacy filter itself leaked data; CSP replaces it
+	"X-Content-Type-Options", "nosniff",
+	"X-Frame-Options", "DENY",
+	"Cross-Origin-Embedder-Policy", "require-corp",
+	"Cross-Origin-Opener-Policy", "same-origin",
+	"Cross-Origin-Resource-Policy", "same-origin",
+	"Origin-Agent-Cluster", "?1",
+	"Referrer-Policy", "no-referrer",
+	"X-DNS-Prefetch-Control", "off",
+	"X-Download-Options", "noopen",
+	"X-Permitted-Cross-Domain-Policies", "none",
+	// Strict-Transport-Security comes here, on HTTPS only.
+	"Content-Security-Policy", apiCSP,
+	"Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+)
+
+// hstsAfter is where Strict-Transport-Security goes among securityHeaders.
+const hstsAfter = 11
+
+// hsts is sent only on HTTPS (directly or through a trusted proxy's X-Forwarded-Proto); sibling
+// subdomains are not this service's to decide for.
+var hsts = canonicalHeaders("Strict-Transport-Security", "max-age=31536000")[0]
+
+type header struct{ key, value []byte }
+
+// canonicalHeaders pairs names and values, each name as fasthttp normalizes it.
+func canonicalHeaders(kv ...string) []header {
+	out := make([]header, 0, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		var h fasthttp.ResponseHeader
+		h.Set(kv[i], kv[i+1])
+		h.VisitAll(func(k, v []byte) {
+			if string(v) == kv[i+1] {
+				out = append(out, header{append([]byte(nil), k...), append([]byte(nil), v...)})
+			}
+		})
+	}
+	return out
 }
 
-// withSecurityHeaders is fiber's helmet with the service's policy.
-func withSecurityHeaders() fiber.Handler { return helmet.New(securityHeaders) }
+// withSecurityHeaders sets securityHeaders, before the handler runs, as fiber's helmet
+// middleware did with the same policy; it normalized each name again on every request.
+func withSecurityHeaders() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		setSecurityHeaders(c, c.Protocol() == "https")
+		return c.Next()
+	}
+}
+
+func setSecurityHeaders(c *fiber.Ctx, https bool) {
+	h := &c.Response().Header
+	for i, kv := range securityHeaders {
+		if i == hstsAfter && https {
+			h.SetCanonical(hsts.key, hsts.value)
+		}
+		h.SetCanonical(kv.key, kv.value)
+	}
+}
 
 // contentSecurityPolicy replaces the API's policy with an area's own.
 func contentSecurityPolicy(policy string) fiber.Handler {
@@ -54,29 +92,13 @@ func contentSecurityPolicy(policy string) fiber.Handler {
 
 // ensureSecurityHeaders gives the answers that fasthttp makes before any middleware runs (a
 // malformed request, headers or a body over their cap, a read timeout) the same static headers
-// helmet gives every other answer.
+// every other answer gets (without Strict-Transport-Security, as before: such a request was not
+// read far enough to know it came through a trusted proxy).
 func ensureSecurityHeaders(c *fiber.Ctx) {
 	if len(c.Response().Header.Peek(fiber.HeaderXContentTypeOptions)) > 0 {
 		return
 	}
-	h := securityHeaders
-	for _, kv := range [][2]string{
-		{fiber.HeaderXXSSProtection, h.XSSProtection},
-		{fiber.HeaderXContentTypeOptions, h.ContentTypeNosniff},
-		{fiber.HeaderXFrameOptions, h.XFrameOptions},
-		{fiber.HeaderContentSecurityPolicy, h.ContentSecurityPolicy},
-		{fiber.HeaderReferrerPolicy, h.ReferrerPolicy},
-		{fiber.HeaderPermissionsPolicy, h.PermissionPolicy},
-		{"Cross-Origin-Embedder-Policy", h.CrossOriginEmbedderPolicy},
-		{"Cross-Origin-Opener-Policy", h.CrossOriginOpenerPolicy},
-		{"Cross-Origin-Resource-Policy", h.CrossOriginResourcePolicy},
-		{"Origin-Agent-Cluster", h.OriginAgentCluster},
-		{"X-DNS-Prefetch-Control", h.XDNSPrefetchControl},
-		{"X-Download-Options", h.XDownloadOptions},
-		{"X-Permitted-Cross-Domain-Policies", h.XPermittedCrossDomain},
-	} {
-		c.Set(kv[0], kv[1])
-	}
+	setSecurityHeaders(c, false)
 }
 
 // corsPolicy lets the configured browser origins call /v1. Keys travel in the Authorization
