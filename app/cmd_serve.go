@@ -59,7 +59,7 @@ func serve(e *env) error {
 	}
 	defer replicas.Close()
 	m := metrics.New(buildVersion())
-	server := NewServer(cfg, log, db, WithMetrics(m), WithAccessLog(NewLogger(cfg, lines)))
+	server := NewServer(cfg, log, db, WithMetrics(m), WithAccessLog(newAccessLog(cfg, lines)))
 	errc := make(chan error, 2)
 	if cfg.MetricsAddr != "" {
 		stop, err := serveMetrics(cfg.MetricsAddr, m, log, errc)

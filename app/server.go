@@ -33,7 +33,7 @@ type parts struct {
 	keys    *models.APIKeyStore
 	metrics *metrics.Metrics
 	// accessLog gets the line of every request; nil: the service's log.
-	accessLog *slog.Logger
+	accessLog routes.AccessLog
 	// staffHashCost is the bcrypt cost of passwords the service sets; 0 is bcrypt's default.
 	staffHashCost int
 }
@@ -51,8 +51,18 @@ func WithKeyStore(keys *models.APIKeyStore) Option { return func(p *parts) { p.k
 func WithMetrics(m *metrics.Metrics) Option { return func(p *parts) { p.metrics = m } }
 
 // WithAccessLog writes the line of every request to log instead of the service's log: serve
-// gives it one that writes out its lines in batches.
-func WithAccessLog(log *slog.Logger) Option { return func(p *parts) { p.accessLog = log } }
+// gives it one that writes out its lines in batches (newAccessLog).
+func WithAccessLog(log routes.AccessLog) Option { return func(p *parts) { p.accessLog = log } }
+
+// newAccessLog writes the lines of requests to lines in the configured format: JSON formatted by
+// hand, as slog's JSONHandler writes it (routes.JSONAccessLog), or text through slog.
+func newAccessLog(cfg Config, lines *logLines) routes.AccessLog {
+	log := NewLogger(cfg, lines)
+	if cfg.LogFormat == "text" {
+		return routes.SlogAccessLog(log)
+	}
+	return routes.JSONAccessLog(lines, cfg.LogLevel, log)
+}
 
 // WithStaffHashCost makes the service hash the passwords it sets (a reset's one-time password,
 // a changed one) at another bcrypt cost: tests use bcrypt.MinCost, so that a password change

@@ -47,34 +47,6 @@ func requestID(c *fiber.Ctx) string {
 	return id
 }
 
-// accessLog writes one structured line per request, after the error handler has set the status.
-func accessLog(log *slog.Logger) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		start := time.Now()
-		err := c.Next()
-		if err != nil {
-			// Let the error handler write the response now, so the line shows the real status.
-			if herr := c.App().ErrorHandler(c, err); herr != nil {
-				_ = c.SendStatus(fiber.StatusInternalServerError)
-			}
-		}
-		status := c.Response().StatusCode()
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
-		}
-		log.LogAttrs(c.UserContext(), level, "request",
-			slog.String("request_id", requestID(c)),
-			slog.String("method", c.Method()),
-			slog.String("path", c.Path()),
-			slog.Int("status", status),
-			slog.Duration("duration", time.Since(start)),
-			slog.String("ip", c.IP()),
-		)
-		return nil
-	}
-}
-
 // recoverPanics turns a panic into a 500 internal_error and logs its stack with the request id.
 func recoverPanics(log *slog.Logger) fiber.Handler {
 	return recover.New(recover.Config{

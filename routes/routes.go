@@ -21,7 +21,7 @@ type Deps struct {
 	Errors *ErrorHandler
 	Log    *slog.Logger
 	// AccessLog gets one line per request; nil writes them to Log.
-	AccessLog  *slog.Logger
+	AccessLog  AccessLog
 	DB         *gorm.DB
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
@@ -70,7 +70,7 @@ func Register(app *fiber.App, d Deps) {
 	app.Use(d.Metrics.Middleware())
 	access := d.AccessLog
 	if access == nil {
-		access = d.Log
+		access = SlogAccessLog(d.Log)
 	}
 	app.Use(withRequestID(), accessLog(access), recoverPanics(d.Log))
 	app.Use(withSecurityHeaders())
