@@ -14,6 +14,7 @@ import (
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/routes"
 	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 )
@@ -51,9 +52,10 @@ type Server struct {
 type Option func(*options)
 
 type options struct {
-	clock  *testenv.Clock
-	log    *slog.Logger
-	routes func(*fiber.App)
+	clock     *testenv.Clock
+	log       *slog.Logger
+	accessLog routes.AccessLog
+	routes    func(*fiber.App)
 }
 
 // WithClock makes c the service's clock (rate-limit windows, bans, key expiry and cache).
@@ -61,6 +63,9 @@ func WithClock(c *testenv.Clock) Option { return func(o *options) { o.clock = c 
 
 // WithLog sends the service's log to l instead of Server.Logs.
 func WithLog(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithAccessLog sends the lines of requests to l instead of the service's log.
+func WithAccessLog(l routes.AccessLog) Option { return func(o *options) { o.accessLog = l } }
 
 // WithRoutes adds routes of the test's own before the server starts (fiber builds its routing
 // tree then: a route added to a running server is never served).
@@ -94,8 +99,11 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 		PerMinute: DefaultKeyLimit, PerDay: DefaultKeyLimit})
 	s.APIKey, s.KeyID, s.ClientID = plain, k.ID, k.ClientID
 	s.Headers.Set("Authorization", "Bearer "+plain)
-	s.App = app.NewServer(cfg, log, db, app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m),
-		app.WithStaffHashCost(bcrypt.MinCost))
+	serverOpts := []app.Option{app.WithClock(now), app.WithKeyStore(keys), app.WithMetrics(m), app.WithStaffHashCost(bcrypt.MinCost)}
+	if o.accessLog != nil {
+		serverOpts = append(serverOpts, app.WithAccessLog(o.accessLog))
+	}
+	s.App = app.NewServer(cfg, log, db, serverOpts...)
 	if o.routes != nil {
 		o.routes(s.App)
 	}
