@@ -87,16 +87,25 @@ const (
 )
 
 // Encode makes the opaque token that a client sends back as ?cursor=.
-func (c Cursor) Encode() string {
-	mode := "a"
+func (c Cursor) Encode() string { return string(c.AppendEncoded(nil)) }
+
+// AppendEncoded appends the token Encode makes to dst.
+func (c Cursor) AppendEncoded(dst []byte) []byte {
+	mode := byte('a')
 	switch {
 	case c.Last:
-		mode = "z"
+		mode = 'z'
 	case c.Before:
-		mode = "b"
+		mode = 'b'
 	}
-	raw := cursorV2 + c.Sort.String() + ":" + mode + ":" + strconv.FormatInt(c.ID, 10) + ":" + c.Value
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+	var room [64]byte
+	raw := append(room[:0], cursorV2...)
+	raw = append(raw, c.Sort.String()...)
+	raw = append(raw, ':', mode, ':')
+	raw = strconv.AppendInt(raw, c.ID, 10)
+	raw = append(raw, ':')
+	raw = append(raw, c.Value...)
+	return base64.RawURLEncoding.AppendEncode(dst, raw)
 }
 
 // DecodeCursor reads a token made by Encode for a list in sort's order. A token that is not one,

@@ -276,6 +276,9 @@ func nameLike(s string) string { return "%" + escapeLike(strings.ToLower(s)) + "
 
 // searchedID reads a search for an id: digits, after an optional #.
 func searchedID(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
 	return id, err == nil && id > 0 && !strings.ContainsAny(s, "+-")
 }

@@ -49,21 +49,20 @@ func onPgx(ctx context.Context, db *gorm.DB, f func(*pgx.Conn) error) (bool, err
 // statements are the stores' own: no ? stands inside a quoted literal.
 func numbered(query string, args []any) (string, []any) {
 	var b strings.Builder
-	b.Grow(len(query) + 8)
+	b.Grow(len(query) + 2*len(args) + 8)
 	out := make([]any, 0, len(args))
-	arg := 0
 	next := func(v any) {
 		out = append(out, v)
 		b.WriteByte('$')
 		b.WriteString(strconv.Itoa(len(out)))
 	}
-	for i := 0; i < len(query); i++ {
-		if query[i] != '?' || arg >= len(args) {
-			b.WriteByte(query[i])
-			continue
+	for _, v := range args {
+		i := strings.IndexByte(query, '?')
+		if i < 0 {
+			break
 		}
-		v := args[arg]
-		arg++
+		b.WriteString(query[:i])
+		query = query[i+1:]
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
 			b.WriteByte('(')
 			for j := range rv.Len() {
@@ -77,6 +76,7 @@ func numbered(query string, args []any) (string, []any) {
 		}
 		next(v)
 	}
+	b.WriteString(query)
 	return b.String(), out
 }
 

@@ -114,8 +114,9 @@ func plainJSON(s string) bool {
 	return true
 }
 
-// accessLog writes one line per request, after the error handler has set the status.
-func accessLog(log AccessLog) fiber.Handler {
+// accessLog writes one line per request, after the error handler has set the status. Only with a
+// trusted proxy (proxies) can the client's address come from a header.
+func accessLog(log AccessLog, proxies bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		err := c.Next()
@@ -127,7 +128,15 @@ func accessLog(log AccessLog) fiber.Handler {
 		}
 		now := time.Now()
 		log.Request(c.UserContext(), RequestLine{Time: now, ID: requestID(c), Method: c.Method(), Path: c.Path(),
-			Status: c.Response().StatusCode(), Duration: now.Sub(start), IP: c.IP()})
+			Status: c.Response().StatusCode(), Duration: now.Sub(start), IP: clientIP(c, proxies)})
 		return nil
 	}
+}
+
+// clientIP is c.IP(), which asks whether the peer is a trusted proxy even when none is.
+func clientIP(c *fiber.Ctx, proxies bool) string {
+	if proxies {
+		return c.IP()
+	}
+	return c.Context().RemoteIP().String()
 }

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"net"
 	"net/url"
 	"testing"
 
@@ -48,6 +49,22 @@ func TestPageURLWritesTheQueryAsURLValuesEncodes(t *testing.T) {
 			if got != wantURL {
 				t.Errorf("query %q, cursor %v: %q, want %q", query, c, got, wantURL)
 			}
+		}
+	}
+}
+
+// appendAddr writes an address as net.Addr's String does, without its strings.
+func TestAppendAddrWritesWhatStringWrites(t *testing.T) {
+	for _, a := range []net.Addr{
+		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080},
+		&net.TCPAddr{IP: net.IP{10, 1, 2, 3}, Port: 443},
+		&net.TCPAddr{IP: net.ParseIP("::1"), Port: 80},
+		&net.TCPAddr{IP: net.ParseIP("fe80::1"), Port: 8080, Zone: "eth0"},
+		&net.TCPAddr{IP: net.ParseIP("2001:db8::5"), Port: 65535},
+		&net.UnixAddr{Name: "/run/petstore.sock", Net: "unix"},
+	} {
+		if got, want := string(appendAddr([]byte("x"), a)), "x"+a.String(); got != want {
+			t.Errorf("%#v: %q, want %q", a, got, want)
 		}
 	}
 }

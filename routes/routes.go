@@ -72,8 +72,12 @@ func Register(app *fiber.App, d Deps) {
 	if access == nil {
 		access = SlogAccessLog(d.Log)
 	}
-	app.Use(withRequestID(), accessLog(access), recoverPanics(d.Log))
-	app.Use(withSecurityHeaders())
+	// Without a trusted proxy no request's forwarding headers count, and fiber need not be asked
+	// whether each request came through one (NewServer always has it check).
+	cfg := app.Config()
+	proxies := !cfg.EnableTrustedProxyCheck || len(cfg.TrustedProxies) > 0
+	app.Use(withRequestID(), accessLog(access, proxies), recoverPanics(d.Log))
+	app.Use(withSecurityHeaders(proxies))
 	refuseUnknownMethods(app)
 	if len(d.CORSOrigins) > 0 {
 		app.Use("/v1", corsPolicy(d.CORSOrigins))
@@ -110,7 +114,7 @@ func Register(app *fiber.App, d Deps) {
 	v1.Use(authenticate(check), limitBody)
 	d.Errors.gate = check
 	idem := idempotent(d.IdemKeys, d.Log)
-	base := publicBase(d.PublicURL)
+	base := publicBase{url: d.PublicURL, proxies: proxies}
 	// Each operation first names the scope it needs (need); the document publishes the same as
 	// its x-required-scope, and a test holds the two together.
 	v1.Get("/pets", need(models.ScopePetsRead), listPets(d.Pets, base))

@@ -64,10 +64,11 @@ func canonicalHeaders(kv ...string) []header {
 }
 
 // withSecurityHeaders sets securityHeaders, before the handler runs, as fiber's helmet
-// middleware did with the same policy; it normalized each name again on every request.
-func withSecurityHeaders() fiber.Handler {
+// middleware did with the same policy; it normalized each name again on every request. Only with
+// a trusted proxy (proxies) can a request's X-Forwarded-Proto say it came over HTTPS.
+func withSecurityHeaders(proxies bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		setSecurityHeaders(c, c.Protocol() == "https")
+		setSecurityHeaders(c, c.Context().IsTLS() || proxies && c.Protocol() == "https")
 		return c.Next()
 	}
 }

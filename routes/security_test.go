@@ -36,7 +36,7 @@ func TestSecurityHeadersAreHelmetsWithThePolicy(t *testing.T) {
 		return out
 	}
 	for _, proto := range []string{"http", "https"} {
-		got, want := headers(withSecurityHeaders(), proto), headers(helmetPolicy, proto)
+		got, want := headers(withSecurityHeaders(true), proto), headers(helmetPolicy, proto)
 		if len(got) != len(want) || len(want) < 14 {
 			t.Fatalf("%s: headers\n%q\nwant\n%q", proto, got, want)
 		}
