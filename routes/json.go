@@ -17,5 +17,17 @@ func EncodeJSON(v any) ([]byte, error) {
 	return gojson.Marshal(v)
 }
 
+// appendJSON appends what EncodeJSON writes to dst.
+func appendJSON(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case []Pet:
+		return appendPets(dst, v)
+	case Pet:
+		return appendPet(dst, &v)
+	}
+	b, err := gojson.Marshal(v)
+	return append(dst, b...), err
+}
+
 // petJSONSize is room for a pet's JSON with a name of 40 bytes.
 const petJSONSize = 192

@@ -15,6 +15,7 @@ func TestEncodeJSONWritesWhatEncodingJSONWrites(t *testing.T) {
 	values := map[string]any{
 		"page of pets": petPage("Rex", `<b>"Tom" & Jerry</b>`, "Ça va \u2028 ok", "tab\there", "日本の犬", "emoji 🐕", `back\slash`),
 		"empty page":   []Pet{},
+		"nil page":     []Pet(nil),
 		"one pet":      petPage()[0],
 		"zero time":    Pet{ID: 1, Name: "x", CreatedAt: time.Time{}},
 		"other zone":   Pet{ID: 2, Name: "y", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("", 5*3600+1800))},
@@ -71,6 +72,17 @@ func TestEncodePetsByHand(t *testing.T) {
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		same(rt, genPet.Draw(rt, "pet"))
-		same(rt, rapid.SliceOfN(genPet, 0, 5).Draw(rt, "page"))
+		page := rapid.SliceOfN(genPet, 0, 5).Draw(rt, "page")
+		same(rt, page)
+		// A list answer is written straight from the stored pets.
+		items := make([]models.Pet, len(page))
+		for i, p := range page {
+			items[i] = models.Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		}
+		want, wantErr := json.Marshal(page)
+		got, err := appendPetList([]byte("x"), items)
+		if (err != nil) != (wantErr != nil) || err == nil && string(got) != "x"+string(want) {
+			rt.Fatalf("list: got %s (error %v)\nwant x%s (error %v)", got, err, want, wantErr)
+		}
 	})
 }

@@ -113,12 +113,8 @@ func listPets(pets *models.PetStore, base publicBase) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		out := make([]Pet, len(list.Items))
-		for i := range list.Items {
-			out[i] = petResponse(&list.Items[i])
-		}
 		setNextLink(c, base, list.Next)
-		return sendJSON(c, fiber.StatusOK, out, true)
+		return sendEncoded(c, fiber.StatusOK, true, func(b []byte) ([]byte, error) { return appendPetList(b, list.Items) })
 	}
 }
 
