@@ -52,27 +52,35 @@ const (
 // takeScript: KEYS minute hash, day counter, day totals; ARGV per-minute limit, per-day
 // limit, minute TTL ms, day TTL ms, epoch. Returns {allowed, admitted in minute, admitted in
 // day, refused in minute}.
+//
+// A request takes its room first and gives it back when that went over a limit, so that the
+// common case, an admitted request, costs four calls inside Redis (the script runs atomically:
+// no other request sees the room taken and given back); it was ten, when the counters were
+// read before deciding and every key's expiry set on every request. A key's expiry is set when
+// this request made the key; the minute hash also whenever it counts a refusal, which may be
+// what made it.
 var takeScript = redis.NewScript(`
-local m = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-local d = tonumber(redis.call('GET', KEYS[2]) or '0')
-local r = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
-if tonumber(ARGV[5]) > tonumber(redis.call('HGET', KEYS[1], 'e') or '0') then
+local m = redis.call('HINCRBY', KEYS[1], 'n', 1)
+local d = redis.call('INCR', KEYS[2])
+local h = redis.call('HMGET', KEYS[1], 'r', 'e')
+local r = tonumber(h[1] or '0')
+if tonumber(ARGV[5]) > tonumber(h[2] or '0') then
   redis.call('HSET', KEYS[1], 'r', 0, 'e', ARGV[5])
   r = 0
 end
-local allowed = 0
-if m < tonumber(ARGV[1]) and d < tonumber(ARGV[2]) then
-  allowed = 1
-  m = redis.call('HINCRBY', KEYS[1], 'n', 1)
-  d = redis.call('INCR', KEYS[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  redis.call('HINCRBY', KEYS[3], 'admitted', 1)
-else
+local allowed, total = 1, 'admitted'
+if m > tonumber(ARGV[1]) or d > tonumber(ARGV[2]) then
+  allowed, total = 0, 'refused'
+  m = redis.call('HINCRBY', KEYS[1], 'n', -1)
+  d = redis.call('DECR', KEYS[2])
   r = redis.call('HINCRBY', KEYS[1], 'r', 1)
-  redis.call('HINCRBY', KEYS[3], 'refused', 1)
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  if d == 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+else
+  if m == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+  if d == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[4])
+if redis.call('HINCRBY', KEYS[3], total, 1) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
 return {allowed, m, d, r}
 `)
 
