@@ -156,6 +156,17 @@ var pets = keyset[Pet]{
 	id: func(p *Pet) int64 { return p.ID },
 }
 
+// livePets lists pets that are not deleted: their deleted_at is NULL, so it is not read (the
+// item's zero DeletedAt says the same), which spares every row of the API's list a column.
+var livePets = func() keyset[Pet] {
+	k := pets
+	k.columns = "id, name, category_id, status, created_at, updated_at"
+	k.fields = func(p *Pet) []any {
+		return []any{&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt}
+	}
+	return k
+}()
+
 // PetStore reads and changes pets.
 type PetStore struct{ db *gorm.DB }
 
@@ -191,7 +202,10 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	} else if f.Search != "" {
 		where, args = append(where, "LOWER(name) LIKE ? ESCAPE '\\'"), append(args, nameLike(f.Search))
 	}
-	return pets.list(ctx, s.db, where, args, page)
+	if f.Deleted {
+		return pets.list(ctx, s.db, where, args, page)
+	}
+	return livePets.list(ctx, s.db, where, args, page)
 }
 
 // Get returns one pet that is not deleted.
