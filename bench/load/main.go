@@ -211,36 +211,45 @@ func (c *conn) roundTrip(req []byte, head bool) (status, read int, err error) {
 	if _, err := c.Write(req); err != nil {
 		return 0, 0, err
 	}
-	// The headers: read until their blank line.
-	end := -1
+	// The status line and the headers, a line at a time as they arrive, up to the blank line.
+	// A line costs a search for its end and a look at its first bytes.
+	length, closing, pos := -1, false, 0
 	for {
-		if end = bytes.Index(c.buf[:c.n], []byte("\r\n\r\n")); end >= 0 {
-			break
+		i := bytes.IndexByte(c.buf[pos:c.n], '\n')
+		if i < 0 {
+			if c.n == len(c.buf) {
+				return 0, c.n, errMalformed
+			}
+			m, err := c.Read(c.buf[c.n:])
+			c.n += m
+			read += m
+			if err != nil {
+				return 0, read, err
+			}
+			continue
 		}
-		if c.n == len(c.buf) {
-			return 0, c.n, errMalformed
+		line := c.buf[pos : pos+i]
+		if i > 0 && line[i-1] == '\r' {
+			line = line[:i-1]
 		}
-		m, err := c.Read(c.buf[c.n:])
-		c.n += m
-		read += m
-		if err != nil {
-			return 0, read, err
+		start := pos
+		pos += i + 1
+		switch {
+		case start == 0:
+			if status, err = statusOf(line); err != nil {
+				return 0, read, err
+			}
+			continue
+		case len(line) == 0:
+		case line[0]|0x20 == 'c':
+			if err := headerLine(line, &length, &closing); err != nil {
+				return status, read, err
+			}
+			continue
+		default:
+			continue
 		}
-	}
-	header := c.buf[:end+2]
-	// "HTTP/1.1 200 OK\r\n"
-	if len(header) < 12 || !bytes.HasPrefix(header, []byte("HTTP/1.")) || header[8] != ' ' {
-		return 0, read, errMalformed
-	}
-	for _, d := range header[9:12] {
-		if d < '0' || d > '9' {
-			return 0, read, errMalformed
-		}
-		status = status*10 + int(d-'0')
-	}
-	length, closing, err := scanHeaders(header)
-	if err != nil {
-		return status, read, err
+		break
 	}
 	if head || status == 204 || status == 304 || status < 200 {
 		length = 0
@@ -249,7 +258,7 @@ func (c *conn) roundTrip(req []byte, head bool) (status, read int, err error) {
 	}
 	// The body: whatever came with the headers, then reads until it is whole, thrown away.
 	// What follows it (nothing, without pipelining) stays for the next answer.
-	total := end + 4 + length
+	total := pos + length
 	if c.n >= total {
 		c.n = copy(c.buf, c.buf[total:c.n])
 	} else {
@@ -273,27 +282,36 @@ func (c *conn) roundTrip(req []byte, head bool) (status, read int, err error) {
 	return status, read, nil
 }
 
-// scanHeaders finds Content-Length (-1 when absent) and Connection: close in a block of header
-// lines, looking only at each line's first bytes.
-func scanHeaders(header []byte) (length int, closing bool, err error) {
-	length = -1
-	for len(header) > 0 {
-		i := bytes.IndexByte(header, '\n')
-		if i < 0 {
-			break
-		}
-		line := header[:i]
-		header = header[i+1:]
-		switch {
-		case len(line) > 15 && (line[0]|0x20) == 'c' && bytes.EqualFold(line[:15], []byte("content-length:")):
-			n, err := strconv.Atoi(string(bytes.TrimSpace(line[15:])))
-			if err != nil || n < 0 {
-				return 0, false, errMalformed
-			}
-			length = n
-		case len(line) > 11 && (line[0]|0x20) == 'c' && bytes.EqualFold(line[:11], []byte("connection:")):
-			closing = bytes.Contains(bytes.ToLower(line[11:]), []byte("close"))
-		}
+// statusOf reads the status code of a status line ("HTTP/1.1 200 OK").
+func statusOf(line []byte) (int, error) {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return 0, errMalformed
 	}
-	return length, closing, nil
+	status := 0
+	for _, d := range line[9:12] {
+		if d < '0' || d > '9' {
+			return 0, errMalformed
+		}
+		status = status*10 + int(d-'0')
+	}
+	return status, nil
+}
+
+// headerLine notes Content-Length and Connection: close from one header line; any other line
+// costs a look at a few of its bytes.
+func headerLine(line []byte, length *int, closing *bool) error {
+	if len(line) < 11 || line[0]|0x20 != 'c' || line[1]|0x20 != 'o' || line[2]|0x20 != 'n' {
+		return nil
+	}
+	switch {
+	case line[3]|0x20 == 't' && len(line) > 15 && line[8]|0x20 == 'l' && bytes.EqualFold(line[:15], []byte("content-length:")):
+		n, err := strconv.Atoi(string(bytes.TrimSpace(line[15:])))
+		if err != nil || n < 0 {
+			return errMalformed
+		}
+		*length = n
+	case line[3]|0x20 == 'n' && bytes.EqualFold(line[:11], []byte("connection:")):
+		*closing = bytes.Contains(bytes.ToLower(line[11:]), []byte("close"))
+	}
+	return nil
 }

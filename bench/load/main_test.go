@@ -114,21 +114,32 @@ func TestRunRedialsAClosedConnection(t *testing.T) {
 	}
 }
 
-func TestScanHeaders(t *testing.T) {
+func TestHeaderLines(t *testing.T) {
 	for _, tc := range []struct {
-		header  string
+		lines   []string
 		length  int
 		closing bool
 		bad     bool
 	}{
-		{"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n", 12, false, false},
-		{"HTTP/1.1 200 OK\r\nX-A: 1\r\ncontent-length:3\r\nConnection: Close\r\n", 3, true, false},
-		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", -1, false, false},
-		{"HTTP/1.1 200 OK\r\nContent-Length: x\r\n", 0, false, true},
+		{[]string{"Content-Length: 12"}, 12, false, false},
+		{[]string{"X-A: 1", "content-length:3", "Content-Type: text/plain", "Connection: Close"}, 3, true, false},
+		{[]string{"Transfer-Encoding: chunked", "Cross-Origin-Opener-Policy: same-origin", "Connection: keep-alive"}, -1, false, false},
+		{[]string{"Content-Length: x"}, 0, false, true},
 	} {
-		length, closing, err := scanHeaders([]byte(tc.header))
+		length, closing := -1, false
+		var err error
+		for _, l := range tc.lines {
+			if err = headerLine([]byte(l), &length, &closing); err != nil {
+				break
+			}
+		}
 		if (err != nil) != tc.bad || (!tc.bad && (length != tc.length || closing != tc.closing)) {
-			t.Errorf("%q: %d %v %v, want %d %v, error %v", tc.header, length, closing, err, tc.length, tc.closing, tc.bad)
+			t.Errorf("%q: %d %v %v, want %d %v, error %v", tc.lines, length, closing, err, tc.length, tc.closing, tc.bad)
+		}
+	}
+	for line, want := range map[string]int{"HTTP/1.1 200 OK": 200, "HTTP/1.0 404 Not Found": 404, "HTTP/1.1 20x OK": -1, "HTTP/2 200": -1} {
+		if got, err := statusOf([]byte(line)); got != want && !(want < 0 && err != nil) {
+			t.Errorf("%q: status %d, %v; want %d", line, got, err, want)
 		}
 	}
 }
