@@ -221,6 +221,13 @@ func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, 
 		if err := recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditCreate, After: p.auditFields()}); err != nil {
 			return err
 		}
+		ev, err := petEvent(EventPetCreated, nil, &p)
+		if err != nil {
+			return err
+		}
+		if err := recordEvents(tx, ev); err != nil {
+			return err
+		}
 		return then.run(tx, &p)
 	})
 	if err != nil {
