@@ -24,11 +24,10 @@ const (
 	FailingEndpointDisabledAfter = 5 * 24 * time.Hour
 )
 
-// Why an endpoint is disabled: by its client (PATCH), by staff, or by the deliveries, after
-// five days of failures.
+// Why an endpoint is disabled: by its client (PATCH), or by the deliveries, after five days of
+// failures.
 const (
-	DisabledByClient  = "client"
-	DisabledByStaff   = "staff"
+	DisabledByClient  = "requested"
 	DisabledByFailing = "failing"
 )
 
