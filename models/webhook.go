@@ -70,7 +70,8 @@ func (e *WebhookEndpoint) Secrets(now time.Time) []string {
 	return []string{e.Secret}
 }
 
-// auditFields are what the audit log keeps of an endpoint: never its secrets.
+// auditFields are what the audit log keeps of an endpoint: never its secrets, only until when a
+// rotated-out one signs (which each rotation changes).
 func (e *WebhookEndpoint) auditFields() Fields {
 	types := e.Events.List()
 	names := make([]string, len(types))
@@ -78,7 +79,7 @@ func (e *WebhookEndpoint) auditFields() Fields {
 		names[i] = string(t)
 	}
 	return Fields{"clientId": e.ClientID, "url": e.URL, "description": e.Description,
-		"events": strings.Join(names, " "), "disabled": e.Disabled()}
+		"events": strings.Join(names, " "), "disabled": e.Disabled(), "previousSecretUntil": e.PreviousSecretUntil}
 }
 
 func (e *WebhookEndpoint) auditName() string { return e.URL }
