@@ -542,3 +542,64 @@ func TestARefusedChangeLeavesNoEvent(t *testing.T) {
 		}
 	})
 }
+
+func TestMetricsCountDeliveriesByOutcomeAndReportTheQueue(t *testing.T) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, webhookConfig(t, store, time.Hour), apptest.WithDeliveries())
+		ok, failing := apptest.NewReceiver(t), apptest.NewReceiver(t)
+		failing.Answer(func(string, int) int { return 500 })
+		addEndpoint(t, s, ok.URL, "pet.created")
+		addEndpoint(t, s, failing.URL, "pet.created")
+		createPetNamed(t, s, "Rex")
+		ok.Wait(t, 1, 20*time.Second)
+		failing.Wait(t, 1, 20*time.Second)
+		var m apptest.Samples
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			m = s.ScrapeMetrics(t)
+			if m.Value("petstore_webhook_deliveries_total", "outcome", "retrying") == 1 && m.Value("petstore_webhook_queue_depth") == 1 {
+				break
+			}
+		}
+		if got := m.Value("petstore_webhook_deliveries_total", "outcome", "delivered"); got != 1 {
+			t.Errorf("delivered %v, want 1", got)
+		}
+		if got := m.Value("petstore_webhook_deliveries_total", "outcome", "retrying"); got != 1 {
+			t.Errorf("retrying %v, want 1", got)
+		}
+		if !m.Has("petstore_webhook_deliveries_total", "outcome", "failed") {
+			t.Error("no failed series from the start")
+		}
+		// The failed delivery waits an hour for its retry: one pending, as old as the event.
+		if got := m.Value("petstore_webhook_queue_depth"); got != 1 {
+			t.Errorf("queue depth %v, want 1", got)
+		}
+		if age := m.Value("petstore_webhook_oldest_pending_seconds"); age <= 0 || age > 60 {
+			t.Errorf("oldest pending %v s, want the age of the failed delivery", age)
+		}
+	})
+}
+
+func TestBadWebhookSettingsNameTheVariable(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"PETSTORE_WEBHOOK_ALLOW_PRIVATE", "yes"},
+		{"PETSTORE_WEBHOOK_ALLOW_HTTP", "1"},
+		{"PETSTORE_WEBHOOK_RETRY_DELAYS", "5s,soon"},
+		{"PETSTORE_WEBHOOK_RETRY_DELAYS", "5s,-1m"},
+		{"PETSTORE_WEBHOOK_RETRY_DELAYS", ","},
+		{"PETSTORE_WEBHOOK_RETRY_DELAYS", strings.Repeat("1s,", 21)},
+	} {
+		_, err := app.LoadConfig(func(k string) string { return map[string]string{tc.name: tc.value}[k] })
+		if err == nil || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s=%q: error %v, want one naming %s", tc.name, tc.value, err, tc.name)
+		}
+	}
+	cfg, err := app.LoadConfig(func(k string) string {
+		return map[string]string{"PETSTORE_WEBHOOK_RETRY_DELAYS": "1s, 2m", "PETSTORE_WEBHOOK_ALLOW_HTTP": "true"}[k]
+	})
+	if err != nil || !slices.Equal(cfg.WebhookRetryDelays, []time.Duration{time.Second, 2 * time.Minute}) || !cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
+		t.Fatalf("config %+v, %v", cfg, err)
+	}
+	if cfg, _ := app.LoadConfig(func(string) string { return "" }); len(cfg.WebhookRetryDelays) != 7 || cfg.WebhookRetryDelays[6] != 10*time.Hour {
+		t.Fatalf("default retry delays %v", cfg.WebhookRetryDelays)
+	}
+}
