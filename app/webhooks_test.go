@@ -187,9 +187,9 @@ func TestEachEventTypeArrivesOnceSignedAndTheEventsListSaysTheSame(t *testing.T)
 		if !slices.Equal(listedTypes, want) {
 			t.Fatalf("events listed %v, want %v", listedTypes, want)
 		}
-		got := r.Wait(t, len(want), 20*time.Second)
+		r.Wait(t, len(want), 20*time.Second)
 		time.Sleep(3 * apptest.DeliveryPoll) // a duplicate would arrive now
-		got = r.Deliveries()
+		got := r.Deliveries()
 		byID := map[string]event{}
 		for _, d := range got {
 			e := verified(t, d, ep.Secret)

@@ -120,8 +120,8 @@ const eventIDPrefix = "evt_"
 // recorded (by Seq, then ID).
 func (e *Event) PublicID() string {
 	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(e.Seq))
-	binary.BigEndian.PutUint64(b[8:], uint64(e.ID))
+	binary.BigEndian.PutUint64(b[:8], uint64(e.Seq)) // #nosec G115 -- ids and transaction ids are never negative
+	binary.BigEndian.PutUint64(b[8:], uint64(e.ID))  // #nosec G115 -- ditto
 	return eventIDPrefix + eventIDs.EncodeToString(b[:])
 }
 
@@ -135,7 +135,9 @@ func ParseEventID(s string) (seq, id int64, ok bool) {
 	if err != nil || len(b) != 16 {
 		return 0, 0, false
 	}
-	seq, id = int64(binary.BigEndian.Uint64(b[:8])), int64(binary.BigEndian.Uint64(b[8:]))
+	// Read back as written; a value past int64's range comes out negative and is refused.
+	seq = int64(binary.BigEndian.Uint64(b[:8])) // #nosec G115 -- refused below when it overflowed
+	id = int64(binary.BigEndian.Uint64(b[8:]))  // #nosec G115 -- ditto
 	return seq, id, seq >= 0 && id > 0 && eventIDs.EncodeToString(b) == rest
 }
 
