@@ -80,6 +80,7 @@ func endpointPath(id int64) string { return "/v1/webhook-endpoints/" + strconv.F
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
+//	@x-max-items	10
 //	@Success		200	{array}	WebhookEndpoint	"The client's endpoints"
 //	@Router			/webhook-endpoints [get]
 func listWebhookEndpoints(store *models.WebhookStore) fiber.Handler {

@@ -242,10 +242,19 @@ const headerIdempotencyKey = "Idempotency-Key"
 // 2006-01-02T15:04:05.999999999+07:00.
 const maxDateTime = 35
 
-// limitPages bounds the array a paginated operation answers with by its limit parameter's maximum.
+// limitPages bounds the array a paginated operation answers with by its limit parameter's maximum,
+// and that of a list that is not paginated by its @x-max-items.
 func limitPages(op *openapi3.Operation) {
+	var most uint64
 	limit := op.Parameters.GetByInAndName(openapi3.ParameterInQuery, "limit")
-	if limit == nil || limit.Schema == nil || limit.Schema.Value.Max == nil {
+	switch fixed, err := strconv.ParseUint(fmt.Sprint(op.Extensions["x-max-items"]), 10, 64); {
+	case limit != nil && limit.Schema != nil && limit.Schema.Value.Max != nil:
+		most = uint64(*limit.Schema.Value.Max)
+	case err == nil:
+		// A list that is not paginated says how long it can be: @x-max-items 10.
+		most = fixed
+		delete(op.Extensions, "x-max-items")
+	default:
 		return
 	}
 	for status, res := range op.Responses.Map() {
@@ -254,7 +263,7 @@ func limitPages(op *openapi3.Operation) {
 		}
 		for _, mt := range res.Value.Content {
 			if mt.Schema != nil && mt.Schema.Value != nil && mt.Schema.Value.Type.Is(openapi3.TypeArray) {
-				mt.Schema.Value.MaxItems = openapi3.Ptr(uint64(*limit.Schema.Value.Max))
+				mt.Schema.Value.MaxItems = openapi3.Ptr(most)
 			}
 		}
 	}
