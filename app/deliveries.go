@@ -31,6 +31,11 @@ const deliveryPoll = 500 * time.Millisecond
 // waiting for the receiver.
 const deliveryWorkers = 20
 
+// deliveryCooldown is the least time between two fetches of work while the queue is busy: River
+// fetches at most deliveryWorkers jobs each time, so it bounds an instance's deliveries per second
+// (River's default, 100 ms, allowed 200; BenchmarkDeliveries measures what this allows).
+const deliveryCooldown = 20 * time.Millisecond
+
 // rescueAfter is when River takes a delivery still marked running as cut short by a crash and
 // retries it (RetryPolicy retries it at once). With River's rescuer running every 30 s and its
 // leader elected within about 15 s of a crash, such a delivery is retried within a minute of an
@@ -80,7 +85,7 @@ func StartDeliveries(ctx context.Context, cfg Config, log *slog.Logger, db *gorm
 		RescueStuckJobsAfter: rescueAfter,
 		PollOnly:             true,
 		FetchPollInterval:    o.Poll,
-		FetchCooldown:        min(o.Poll, river.FetchCooldownDefault),
+		FetchCooldown:        min(o.Poll, deliveryCooldown),
 		// River's own lines (a job errored, retrying) say less than the attempts kept.
 		Logger: slog.New(atLeast{log.Handler(), slog.LevelWarn}),
 	})
