@@ -273,6 +273,9 @@ func recordEvents(tx *gorm.DB, changes ...change) error {
 	if len(changes) == 0 {
 		return nil
 	}
+	// A statement of its own in the same transaction: the caller's may carry clauses (an Omit,
+	// the seed's last model) that are not the events'.
+	tx = tx.Session(&gorm.Session{NewDB: true})
 	events := make([]Event, len(changes))
 	now := tx.NowFunc()
 	for i, c := range changes {
@@ -370,18 +373,6 @@ func (s *EventStore) Get(ctx context.Context, id int64) (*Event, error) {
 	var e Event
 	err := s.db.WithContext(ctx).Take(&e, id).Error
 	return &e, storeError(err, "event "+strconv.FormatInt(id, 10)+" not found")
-}
-
-// ForObject returns the most recent events about one pet or order, newest first, at most limit:
-// what an admin page offers to resend.
-func (s *EventStore) ForObject(ctx context.Context, order bool, id int64, limit int) ([]Event, error) {
-	op := "LIKE 'pet.%'"
-	if order {
-		op = "LIKE 'order.%'"
-	}
-	var out []Event
-	err := s.db.WithContext(ctx).Where("object_id = ? AND type "+op, id).Order("id DESC").Limit(limit).Find(&out).Error
-	return out, storeError(err, "")
 }
 
 // Purge deletes the events older than EventRetention, and the delivery attempts of that age.

@@ -114,7 +114,7 @@ func TestEveryChangeOfAPetOrAnOrderRecordsItsEventsAndARefusedOneNone(t *testing
 func TestTheSeedRecordsTheEventsOfItsDemoData(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
-		res, err := models.Seed(context.Background(), db, models.SeedOptions{Pets: 20, Orders: 5})
+		res, err := models.Seed(context.Background(), db, models.SeedOptions{Pets: 1200, Orders: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
