@@ -70,8 +70,8 @@ func useQueue(db *gorm.DB) error {
 	return db.Use(&queue{client: client})
 }
 
-// Enqueue inserts jobs inside tx, a transaction of db (the jobs commit or roll back with it).
-func Enqueue(tx *gorm.DB, jobs []river.InsertManyParams) error {
+// enqueue inserts jobs inside tx, a transaction of db (the jobs commit or roll back with it).
+func enqueue(tx *gorm.DB, jobs []river.InsertManyParams) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -105,27 +105,43 @@ func enqueueDeliveries(tx *gorm.DB, events []Event) error {
 	for i := range events {
 		types |= eventBit(events[i].Type)
 	}
-	var endpoints []struct {
-		ID       int64
-		ClientID int64
-		Events   EventSet
+	type endpoint struct {
+		id, clientID int64
+		events       EventSet
 	}
-	err := tx.Model(&WebhookEndpoint{}).Select("id, client_id, events").
-		Where("disabled_at IS NULL AND (events & ?) <> 0", int64(types)).Order("id").Scan(&endpoints).Error
-	if err != nil || len(endpoints) == 0 {
+	var endpoints []endpoint
+	// Written out and scanned by hand: every change of a pet or an order asks, most often to find
+	// none.
+	rows, err := tx.Raw("SELECT id, client_id, events FROM webhook_endpoints WHERE deleted_at IS NULL AND disabled_at IS NULL AND (events & ?) <> 0 ORDER BY id",
+		int64(types)).Rows()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var ep endpoint
+		if err := rows.Scan(&ep.id, &ep.clientID, &ep.events); err != nil {
+			rows.Close()
+			return err
+		}
+		endpoints = append(endpoints, ep)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil || len(endpoints) == 0 {
 		return err
 	}
 	var jobs []river.InsertManyParams
 	for i := range events {
 		e := &events[i]
 		for _, ep := range endpoints {
-			if !ep.Events.Has(e.Type) || e.Type.IsOrder() && (e.ClientID == nil || *e.ClientID != ep.ClientID) {
+			if !ep.events.Has(e.Type) || e.Type.IsOrder() && (e.ClientID == nil || *e.ClientID != ep.clientID) {
 				continue
 			}
-			jobs = append(jobs, river.InsertManyParams{Args: DeliveryArgs{EventID: e.ID, EndpointID: ep.ID}})
+			jobs = append(jobs, river.InsertManyParams{Args: DeliveryArgs{EventID: e.ID, EndpointID: ep.id}})
 		}
 	}
-	return Enqueue(tx, jobs)
+	return enqueue(tx, jobs)
 }
 
 // Resend enqueues one more delivery of an event to an endpoint, as staff ask in the admin pages.
@@ -145,7 +161,7 @@ func (s *WebhookStore) Resend(ctx context.Context, eventID, endpointID int64) er
 		if n == 0 {
 			return &Error{Code: ENotFound, Message: "event " + strconv.FormatInt(eventID, 10) + " not found (events are kept 30 days)"}
 		}
-		return Enqueue(tx, []river.InsertManyParams{{Args: DeliveryArgs{EventID: eventID, EndpointID: endpointID}}})
+		return enqueue(tx, []river.InsertManyParams{{Args: DeliveryArgs{EventID: eventID, EndpointID: endpointID}}})
 	}), "")
 }
 
