@@ -67,8 +67,9 @@ deploycheck:
 image-standin:
 	bash .ci/buildah-standin
 
-# Load benchmark of the service against a hand-written fiber + pgx ceiling (two to three minutes;
-# needs PostgreSQL, installs wrk when absent). Not part of CI; see the README's Performance section.
+# Load benchmark of the service against two hand-written fiber + pgx servers, with wrk and a Go
+# load generator (about five minutes; needs PostgreSQL, installs wrk when absent). Not part of CI;
+# see the README's Performance section.
 .PHONY: bench
 bench:
 	bash bench/run.sh

@@ -32,6 +32,11 @@ var serveCommand = command{
 // finish within the shutdown timeout, and closes the database.
 func serve(e *env) error {
 	start := time.Now()
+	// The access log's lines are written out in batches (logLines), the others at once; the last
+	// batch when serve returns, after the shutdown has answered the last request.
+	lines := newLogLines(e.stderr, logFlushEvery)
+	defer lines.Close()
+	e.log = NewLogger(e.cfg, lines.Immediate())
 	cfg, log := e.cfg, e.log
 	db, err := OpenDB(e.ctx, cfg, log)
 	if err != nil {
@@ -63,7 +68,7 @@ func serve(e *env) error {
 		return err
 	}
 	defer replicas.Close()
-	server := NewServer(cfg, log, db, WithMetrics(m))
+	server := NewServer(cfg, log, db, WithMetrics(m), WithAccessLog(NewLogger(cfg, lines)))
 	errc := make(chan error, 2)
 	if cfg.MetricsAddr != "" {
 		stop, err := serveMetrics(cfg.MetricsAddr, m, log, errc)
@@ -71,6 +76,13 @@ func serve(e *env) error {
 			return err
 		}
 		// Stopped last, so the drain of the public listener is still observable.
+		defer stop()
+	}
+	if cfg.DebugAddr != "" {
+		stop, err := serveDebug(cfg.DebugAddr, log, errc)
+		if err != nil {
+			return err
+		}
 		defer stop()
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -46,6 +46,9 @@ type Config struct {
 	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
 	// PETSTORE_METRICS_ADDR: where Prometheus scrapes /metrics; empty serves no metrics.
 	MetricsAddr string
+	// PETSTORE_DEBUG_ADDR: where Go's profiles are served (/debug/pprof/), on the loopback
+	// interface unless it names a host; empty serves none.
+	DebugAddr string
 	// DATABASE_REPLICA_URLS: PostgreSQL read replicas that serve the catalogue's reads.
 	DatabaseReplicaURLs []string
 	MaxHeaderBytes      int      // PETSTORE_MAX_HEADER_BYTES: request line and headers together
@@ -101,16 +104,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.WebhookAllowHTTP = e.boolean("PETSTORE_WEBHOOK_ALLOW_HTTP", false)
 	c.WebhookAllowPrivate = e.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE", false)
 	c.WebhookRetryDelays = e.durations("PETSTORE_WEBHOOK_RETRY_DELAYS", webhooks.DefaultRetryDelays, maxRetryDelays)
-	c.MetricsAddr = e.str("PETSTORE_METRICS_ADDR", "")
-	if c.MetricsAddr != "" {
-		_, port, err := net.SplitHostPort(c.MetricsAddr)
-		_, publicPort, _ := net.SplitHostPort(c.Addr)
-		switch {
-		case err != nil || port == "":
-			e.fail("PETSTORE_METRICS_ADDR", "must be a listen address such as :9090 or 127.0.0.1:9090, got %q", c.MetricsAddr)
-		case port == publicPort && port != "0":
-			e.fail("PETSTORE_METRICS_ADDR", "must not be the public port %s (PETSTORE_ADDR): metrics stay off the public listener", port)
-		}
+	c.MetricsAddr = e.privateAddr("PETSTORE_METRICS_ADDR", "9090", "metrics", c.Addr)
+	c.DebugAddr = e.privateAddr("PETSTORE_DEBUG_ADDR", "6060", "profiles", c.Addr, c.MetricsAddr)
+	// The profiles show the program's insides: with no host named they are served on loopback.
+	if host, port, err := net.SplitHostPort(c.DebugAddr); err == nil && host == "" {
+		c.DebugAddr = net.JoinHostPort("127.0.0.1", port)
 	}
 	for _, u := range strings.Split(e.str("DATABASE_REPLICA_URLS", ""), ",") {
 		if u = strings.TrimSpace(u); u == "" {
@@ -172,6 +170,30 @@ func (e *envReader) str(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// privateAddr reads the listen address of a listener apart from the public one (what names what
+// it serves), refusing the port of any of others (PETSTORE_ADDR first); empty when unset.
+func (e *envReader) privateAddr(name, examplePort, what string, others ...string) string {
+	addr := e.str(name, "")
+	if addr == "" {
+		return ""
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		e.fail(name, "must be a listen address such as :%s or 127.0.0.1:%s, got %q", examplePort, examplePort, addr)
+		return addr
+	}
+	for i, other := range others {
+		if _, p, _ := net.SplitHostPort(other); p == port && port != "0" {
+			if i == 0 {
+				e.fail(name, "must not be the public port %s (PETSTORE_ADDR): %s stay off the public listener", port, what)
+			} else {
+				e.fail(name, "must not be the port of another listener (%s)", other)
+			}
+		}
+	}
+	return addr
 }
 
 func (e *envReader) positiveInt(name string, def int) int {

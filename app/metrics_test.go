@@ -125,6 +125,7 @@ func TestMetricsListenerCountsRequestsByRoutePatternAndStatus(t *testing.T) {
 	public.Get(t, "/v1/pets/987654")
 	public.Invalid().Get(t, "/v1/no/such/thing")
 	public.Get(t, "/v1/pets/123456789") // another id: the same series
+	public.As("").Get(t, "/v1/pets/42") // refused before routing: no pattern
 
 	after := apptest.Scrape(t, metricsURL)
 	for _, c := range []struct {
@@ -136,13 +137,14 @@ func TestMetricsListenerCountsRequestsByRoutePatternAndStatus(t *testing.T) {
 		{[]string{"method", "GET", "route", "/v1/pets/:petId", "status", "200"}, 1},
 		{[]string{"method", "GET", "route", "/v1/pets/:petId", "status", "404"}, 2},
 		{[]string{"method", "GET", "route", "unmatched", "status", "404"}, 1},
+		{[]string{"method", "GET", "route", "/v1", "status", "401"}, 1},
 	} {
 		if got := after.Value("petstore_http_requests_total", c.labels...); got != c.want {
 			t.Errorf("petstore_http_requests_total%v = %v, want %v", c.labels, got, c.want)
 		}
 	}
-	if n := after.Value("petstore_http_requests_total"); n != 8 {
-		t.Errorf("petstore_http_requests_total = %v in all, want the test's 8 requests (scrapes are not counted)", n)
+	if n := after.Value("petstore_http_requests_total"); n != 9 {
+		t.Errorf("petstore_http_requests_total = %v in all, want the test's 9 requests (scrapes are not counted)", n)
 	}
 	if n := after.Value("petstore_http_request_duration_seconds", "method", "GET", "route", "/v1/pets"); n != 3 {
 		t.Errorf("latency histogram of GET /v1/pets holds %v observations, want 3", n)
@@ -214,9 +216,11 @@ func TestMetricsShowDatabasePoolUseRefusalsAndBansOnPostgres(t *testing.T) {
 		{"petstore_rate_limit_refusals_total", []string{"code", "api_key_banned"}, 2},
 		{"petstore_api_key_bans_total", nil, 1},
 		{"petstore_http_requests_total", []string{"route", "/v1/pets", "status", "200"}, 60},
-		// Refused before their endpoint ran, yet counted under its pattern.
-		{"petstore_http_requests_total", []string{"route", "/v1/pets/:petId", "status", "429"}, 7},
-		{"petstore_http_requests_total", []string{"route", "/v1/categories", "status", "401"}, 1},
+		// Refused by the gate before routing: counted under /v1, not under a pattern they never reached.
+		{"petstore_http_requests_total", []string{"route", "/v1", "status", "429"}, 7},
+		{"petstore_http_requests_total", []string{"route", "/v1", "status", "401"}, 1},
+		{"petstore_http_requests_total", []string{"route", "/v1/pets/:petId"}, 0},
+		{"petstore_http_requests_total", []string{"route", "/v1/categories"}, 0},
 		{"go_sql_max_open_connections", []string{"db_name", "primary"}, float64(s.Cfg.DBMaxOpenConns)},
 	} {
 		if got := m.Value(c.name, c.labels...); got != c.want {

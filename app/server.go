@@ -32,6 +32,8 @@ type parts struct {
 	now     func() time.Time
 	keys    *models.APIKeyStore
 	metrics *metrics.Metrics
+	// accessLog gets the line of every request; nil: the service's log.
+	accessLog *slog.Logger
 	// staffHashCost is the bcrypt cost of passwords the service sets; 0 is bcrypt's default.
 	staffHashCost int
 }
@@ -47,6 +49,10 @@ func WithKeyStore(keys *models.APIKeyStore) Option { return func(p *parts) { p.k
 // WithMetrics makes the service count its requests, refusals, bans and database pools in m;
 // without it, it counts nothing.
 func WithMetrics(m *metrics.Metrics) Option { return func(p *parts) { p.metrics = m } }
+
+// WithAccessLog writes the line of every request to log instead of the service's log: serve
+// gives it one that writes out its lines in batches.
+func WithAccessLog(log *slog.Logger) Option { return func(p *parts) { p.accessLog = log } }
 
 // WithStaffHashCost makes the service hash the passwords it sets (a reset's one-time password,
 // a changed one) at another bcrypt cost: tests use bcrypt.MinCost, so that a password change
@@ -114,6 +120,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 	routes.Register(app, routes.Deps{
 		Errors:         errs,
 		Log:            log,
+		AccessLog:      p.accessLog,
 		DB:             db,
 		DBTimeout:      cfg.DBTimeout,
 		Pets:           models.NewPetStore(db),

@@ -7,7 +7,6 @@ package metrics
 import (
 	"database/sql"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +32,34 @@ type Metrics struct {
 	inFlight prometheus.Gauge
 	refusals *prometheus.CounterVec
 	bans     prometheus.Counter
+	// series caches each request series' counter and histogram (seriesKey → *series): the
+	// vectors hash every label value on every lookup, a tenth of what counting cost.
+	series sync.Map
+}
+
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// seriesOf returns the series of one method, route and status. The strings of a new series are
+// copied: a request's method may be one of its reused buffers, and the registry keeps them.
+func (m *Metrics) seriesOf(method, route string, status int) *series {
+	k := seriesKey{method, route, status}
+	if s, ok := m.series.Load(k); ok {
+		return s.(*series)
+	}
+	k.method, k.route = utils.CopyString(method), utils.CopyString(route)
+	s, _ := m.series.LoadOrStore(k, &series{
+		requests: m.requests.WithLabelValues(k.method, k.route, strconv.Itoa(status)),
+		latency:  m.latency.WithLabelValues(k.method, k.route),
+	})
+	return s.(*series)
 }
 
 // New makes the collectors, with the Go runtime's and the process's own, and a build-info gauge
@@ -83,14 +110,12 @@ func (m *Metrics) Middleware() fiber.Handler {
 	if m == nil {
 		return func(c *fiber.Ctx) error { return c.Next() }
 	}
-	var routes routeTable
+	var routes endpoints
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		m.inFlight.Inc()
 		defer m.inFlight.Dec()
 		err := c.Next()
-		// A copy: fiber reuses the request's buffers, and the registry keeps label values.
-		method := utils.CopyString(c.Method())
 		status := c.Response().StatusCode()
 		if err != nil {
 			// An error nobody answered yet is answered by fiber's error handler with its status.
@@ -100,91 +125,49 @@ func (m *Metrics) Middleware() fiber.Handler {
 				status = fiber.StatusInternalServerError
 			}
 		}
-		pattern := routes.label(c, status)
-		m.requests.WithLabelValues(method, pattern, strconv.Itoa(status)).Inc()
-		m.latency.WithLabelValues(method, pattern).Observe(time.Since(start).Seconds())
+		method, route := routes.label(c, status)
+		s := m.seriesOf(method, route, status)
+		s.requests.Inc()
+		s.latency.Observe(time.Since(start).Seconds())
 		return err
 	}
 }
 
-// routeTable names the route pattern of a request, so that ids in paths do not become series.
-// It is built from the app's routes on first use: every route is registered before the server
-// listens.
-type routeTable struct {
+// endpoints are the app's endpoints (its routes less the middleware), gathered on first use:
+// every route is registered before the server listens.
+type endpoints struct {
 	once sync.Once
-	// endpoints maps an endpoint's handler chain (its first handler's address) to its pattern.
-	endpoints map[*fiber.Handler]string
-	byMethod  map[string][]routePattern
+	set  map[endpoint]struct{}
 }
 
-type routePattern struct {
-	pattern string
-	re      *regexp.Regexp
-}
+type endpoint struct{ method, path string }
 
-func (t *routeTable) label(c *fiber.Ctx, status int) string {
-	t.once.Do(func() {
-		t.endpoints = map[*fiber.Handler]string{}
-		t.byMethod = map[string][]routePattern{}
+// label names a request's method and route pattern, so that ids in paths do not become series.
+// A request that no endpoint answered has no pattern: it is /v1 when the
+// API's gate (or another middleware under /v1) refused it, and Unmatched when no route matched
+// it or another middleware refused it. One a middleware answered without an error (a CORS
+// preflight, say) carries that middleware's pattern.
+func (e *endpoints) label(c *fiber.Ctx, status int) (method, route string) {
+	e.once.Do(func() {
+		e.set = map[endpoint]struct{}{}
 		for _, r := range c.App().GetRoutes(true) {
-			if len(r.Handlers) > 0 {
-				t.endpoints[&r.Handlers[0]] = r.Path
-			}
-			t.byMethod[r.Method] = append(t.byMethod[r.Method], routePattern{r.Path, patternRegexp(r.Path)})
+			e.set[endpoint{r.Method, r.Path}] = struct{}{}
 		}
 	})
-	route := c.Route()
-	if len(route.Handlers) > 0 {
-		if p, ok := t.endpoints[&route.Handlers[0]]; ok {
-			return p
-		}
+	r := c.Route()
+	if _, ok := e.set[endpoint{r.Method, r.Path}]; ok {
+		return r.Method, r.Path
 	}
-	// The request ended in a middleware: one that answered before the endpoint (authentication,
-	// the rate limiter), a prefix handler (static files), or nothing matched (404, 405).
-	path := c.Path()
-	if len(path) > 1 {
-		path = strings.TrimRight(path, "/")
+	method = c.Method()
+	switch {
+	case status == fiber.StatusNotFound || status == fiber.StatusMethodNotAllowed:
+		return method, Unmatched
+	case r.Path == "/v1" || strings.HasPrefix(r.Path, "/v1/"):
+		return method, "/v1"
+	case status < 400:
+		return method, r.Path
 	}
-	for _, p := range t.byMethod[c.Method()] {
-		if p.re.MatchString(path) {
-			return p.pattern
-		}
-	}
-	if status < 400 {
-		return route.Path
-	}
-	return Unmatched
-}
-
-// patternRegexp translates fiber's route syntax (":param", ":param?", "*", "+") into a
-// case-insensitive regular expression, as fiber matches without StrictRouting or CaseSensitive.
-func patternRegexp(pattern string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("(?i)^")
-	for i := 0; i < len(pattern); i++ {
-		switch ch := pattern[i]; ch {
-		case ':':
-			j := i + 1
-			for j < len(pattern) && pattern[j] != '/' && pattern[j] != '?' && pattern[j] != '-' && pattern[j] != '.' {
-				j++
-			}
-			if j < len(pattern) && pattern[j] == '?' {
-				b.WriteString("[^/]*")
-				j++
-			} else {
-				b.WriteString("[^/]+")
-			}
-			i = j - 1
-		case '*':
-			b.WriteString(".*")
-		case '+':
-			b.WriteString(".+")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(ch)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
+	return method, Unmatched
 }
 
 // RateLimitRefused counts one request refused with 429; code is the Error body's code

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -210,8 +209,8 @@ func NewAuditStore(db *gorm.DB) *AuditStore { return &AuditStore{db: db} }
 var auditEntries = keyset[AuditEntry]{
 	table:   "audit_entries",
 	columns: "id, created_at, actor, object_type, object_id, object_name, action, before, after",
-	scan: func(rows *sql.Rows, e *AuditEntry) error {
-		return rows.Scan(&e.ID, &e.CreatedAt, &e.Actor, &e.ObjectType, &e.ObjectID, &e.ObjectName, &e.Action, &e.Before, &e.After)
+	fields: func(e *AuditEntry) []any {
+		return []any{&e.ID, &e.CreatedAt, &e.Actor, &e.ObjectType, &e.ObjectID, &e.ObjectName, &e.Action, &e.Before, &e.After}
 	},
 	id: func(e *AuditEntry) int64 { return e.ID },
 }

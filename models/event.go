@@ -3,7 +3,6 @@ package models
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base32"
 	"encoding/binary"
 	"encoding/json"
@@ -363,8 +362,8 @@ type EventFilter struct {
 var events = keyset[Event]{
 	table:   "events",
 	columns: "id, seq, type, object_id, client_id, created_at, data",
-	scan: func(rows *sql.Rows, e *Event) error {
-		return rows.Scan(&e.ID, &e.Seq, &e.Type, &e.ObjectID, &e.ClientID, &e.CreatedAt, &e.Data)
+	fields: func(e *Event) []any {
+		return []any{&e.ID, &e.Seq, &e.Type, &e.ObjectID, &e.ClientID, &e.CreatedAt, &e.Data}
 	},
 	sortKeys: map[string]sortKey[Event]{
 		eventOrderKey: intKey("seq", func(e *Event) int64 { return e.Seq }),

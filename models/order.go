@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strconv"
 	"time"
@@ -112,8 +111,8 @@ type OrderFilter struct {
 var orders = keyset[Order]{
 	table:   "orders",
 	columns: "id, pet_id, quantity, ship_date, status, complete, client_id, created_at, updated_at",
-	scan: func(rows *sql.Rows, o *Order) error {
-		return rows.Scan(&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.ClientID, &o.CreatedAt, &o.UpdatedAt)
+	fields: func(o *Order) []any {
+		return []any{&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.ClientID, &o.CreatedAt, &o.UpdatedAt}
 	},
 	sortKeys: map[string]sortKey[Order]{
 		"placed":   timeKey("created_at", false, func(o *Order) *time.Time { return &o.CreatedAt }),

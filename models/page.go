@@ -2,12 +2,12 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"gorm.io/gorm"
 )
 
@@ -159,9 +159,9 @@ func ParseLimit(s string) (int, error) {
 // does not grow with its depth, and an item added or removed meanwhile moves nothing else.
 type keyset[T any] struct {
 	table string
-	// columns are read in this order by scan.
+	// columns are read into fields, in this order: fields returns pointers into an item.
 	columns string
-	scan    func(*sql.Rows, *T) error
+	fields  func(*T) []any
 	// sortKeys are the keys a list may be sorted by, besides id.
 	sortKeys map[string]sortKey[T]
 	id       func(*T) int64
@@ -340,24 +340,57 @@ func (k keyset[T]) at(sort Sort, item *T, before bool) *Cursor {
 	return c
 }
 
-// read appends up to limit rows of one segment to items.
+// read appends up to limit rows of one segment to items: on pgx itself where db allows (onPgx),
+// else through GORM and database/sql.
 func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args []any, s segment, limit int, items []T) ([]T, error) {
 	query := "SELECT " + k.columns + " FROM " + k.table
 	// Appending leaves the caller's slices as they were (their length), whatever it writes past it.
 	if conds := append(where, s.where...); len(conds) > 0 {
 		query += " WHERE " + strings.Join(conds, " AND ")
 	}
-	rows, err := db.WithContext(ctx).Raw(query+" ORDER BY "+s.order+" LIMIT ?", append(append(args, s.args...), limit)...).Rows()
+	query += " ORDER BY " + s.order + " LIMIT ?"
+	args = append(append(args, s.args...), limit)
+	direct, err := onPgx(ctx, db, func(conn *pgx.Conn) error {
+		q, a := numbered(query, args)
+		rows, err := conn.Query(ctx, q, a...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		items, err = k.collect(rows, items)
+		return err
+	})
+	if direct {
+		return items, storeError(err, "")
+	}
+	rows, err := db.WithContext(ctx).Raw(query, args...).Rows()
 	if err != nil {
 		return items, storeError(err, "")
 	}
 	defer rows.Close()
+	items, err = k.collect(rows, items)
+	return items, storeError(err, "")
+}
+
+// rowSet is a result of either kind, *sql.Rows or pgx.Rows, as collect reads it.
+type rowSet interface {
+	Scan(dest ...any) error
+	Next() bool
+	Err() error
+}
+
+// collect appends every row of rows to items. Each row is read into one item and copied from
+// there, so a row costs no allocation of its own (an item, or the list of its fields).
+func (k keyset[T]) collect(rows rowSet, items []T) ([]T, error) {
+	var item, zero T
+	fields := k.fields(&item)
 	for rows.Next() {
-		var item T
-		if err := k.scan(rows, &item); err != nil {
-			return items, storeError(err, "")
+		// Zeroed first: a pointer field gets a value of its own, never the last row's.
+		item = zero
+		if err := rows.Scan(fields...); err != nil {
+			return items, err
 		}
 		items = append(items, item)
 	}
-	return items, storeError(rows.Err(), "")
+	return items, rows.Err()
 }

@@ -55,7 +55,7 @@ func TestOrderPagesWalkEverySortBothWays(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		db := openDB(t, store)
 		pets, orders := models.NewPetStore(db), models.NewOrderStore(db)
-		ctx := models.WithActor(context.Background(), models.ActorCLI)
+		ctx := models.WithCountBudget(models.WithActor(context.Background(), models.ActorCLI), time.Minute)
 		day := time.Now().UTC().AddDate(0, 0, 10).Truncate(24 * time.Hour)
 		var all []models.Order
 		for i := range 11 {
@@ -131,7 +131,7 @@ func TestOrderPagesWalkEverySortBothWays(t *testing.T) {
 func TestPetPagesSortByStatusAndLastChange(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		pets := models.NewPetStore(openDB(t, store))
-		ctx := models.WithActor(context.Background(), models.ActorCLI)
+		ctx := models.WithCountBudget(models.WithActor(context.Background(), models.ActorCLI), time.Minute)
 		var all []models.Pet
 		for i := range 8 {
 			all = append(all, *mustCreate(t, pets, "Pet", 1))

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -51,23 +52,35 @@ func validHost(h string) bool {
 }
 
 // pageURL is the URL of the page a cursor leads to: base, this request's path and its query
-// with the cursor replaced (nil: the first page). Empty parameters are dropped.
+// with the cursor replaced (nil: the first page). Empty parameters are dropped. The query is
+// written as url.Values' Encode writes it (keys sorted, each key's values in their order),
+// without building the map: this is on every page of every list.
 func pageURL(c *fiber.Ctx, base string, cur *models.Cursor) string {
-	q := url.Values{}
+	type param struct{ key, value string }
+	params := make([]param, 0, 8)
 	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
-		if len(v) > 0 {
-			q.Add(string(k), string(v))
+		if len(v) > 0 && string(k) != "cursor" {
+			params = append(params, param{string(k), string(v)})
 		}
 	})
-	q.Del("cursor")
 	if cur != nil {
-		q.Set("cursor", cur.Encode())
+		params = append(params, param{"cursor", cur.Encode()})
 	}
-	u := base + c.Path()
-	if len(q) > 0 {
-		u += "?" + q.Encode()
+	slices.SortStableFunc(params, func(a, b param) int { return strings.Compare(a.key, b.key) })
+	var b strings.Builder
+	b.WriteString(base)
+	b.WriteString(c.Path())
+	for i, p := range params {
+		if i == 0 {
+			b.WriteByte('?')
+		} else {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(p.key))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(p.value))
 	}
-	return u
+	return b.String()
 }
 
 // setNextLink announces the next page of an API list (RFC 8288), absent on the last page.

@@ -18,8 +18,10 @@ import (
 // Deps are everything the routes need; NewServer in package app builds them.
 type Deps struct {
 	// Errors is the server's error handler; Register gives it the /v1 gate.
-	Errors     *ErrorHandler
-	Log        *slog.Logger
+	Errors *ErrorHandler
+	Log    *slog.Logger
+	// AccessLog gets one line per request; nil writes them to Log.
+	AccessLog  *slog.Logger
 	DB         *gorm.DB
 	DBTimeout  time.Duration
 	Pets       *models.PetStore
@@ -70,7 +72,11 @@ type Deps struct {
 func Register(app *fiber.App, d Deps) {
 	// First, outside accessLog (which answers errors), so it counts the status clients get.
 	app.Use(d.Metrics.Middleware())
-	app.Use(withRequestID(), accessLog(d.Log), recoverPanics(d.Log))
+	access := d.AccessLog
+	if access == nil {
+		access = d.Log
+	}
+	app.Use(withRequestID(), accessLog(access), recoverPanics(d.Log))
 	app.Use(withSecurityHeaders())
 	refuseUnknownMethods(app)
 	if len(d.CORSOrigins) > 0 {

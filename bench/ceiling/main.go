@@ -48,14 +48,8 @@ func main() {
 	if dsn == "" || addr == "" {
 		log.Fatal("usage: DATABASE_URL=postgres://... CEILING_ADDR=127.0.0.1:8091 ceiling")
 	}
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		log.Fatal(err)
-	}
-	// The service's default pool size; pgxpool's own default (4 on 2 cores) made this server
-	// slower under 32 connections, and a ceiling must be the best the stack can do.
-	cfg.MaxConns = 20
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	// The pool's size comes from the URL (pool_max_conns): run.sh gives every server the same.
+	pool, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {
 		log.Fatal(err)
 	}
