@@ -40,6 +40,7 @@ func waitEndpoint(t *testing.T, s *apptest.Server, id int64, done func(endpoint)
 }
 
 func TestStaffSeeAClientsEndpointsTheirAttemptsAndEnableOneThatKeptFailing(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		clock := testenv.NewClock(time.Now().Truncate(time.Second))
 		s, r, ep := failingEndpoint(t, store, clock)
@@ -88,11 +89,13 @@ func TestStaffSeeAClientsEndpointsTheirAttemptsAndEnableOneThatKeptFailing(t *te
 		if err := s.DB.Order("id").First(&e).Error; err != nil {
 			t.Fatal(err)
 		}
-		before := len(r.Deliveries())
 		wantStatus(t, b.Post(t, href+"/resend", url.Values{"event": {fmt.Sprint(e.ID)}}), http.StatusSeeOther)
-		again := r.Wait(t, before+1, 20*time.Second)[before]
-		if again.ID() != first.ID() || again.Status != 200 {
-			t.Fatalf("sent again: %s answered %d; the first delivery was %s", again.ID(), again.Status, first.ID())
+		// (Tom's retry, waiting when the endpoint was enabled again, may arrive too.)
+		var again apptest.Delivery
+		for n := len(r.Deliveries()); again.Status != 200; n++ {
+			if d := r.Wait(t, n, 20*time.Second)[n-1]; d.ID() == first.ID() && d.Status == 200 {
+				again = d
+			}
 		}
 		// Signed now, on the clock five days on: the signature holds, the time is the clock's.
 		wh, _ := standardwebhooks.NewWebhook(ep.Secret)
@@ -111,6 +114,7 @@ func TestStaffSeeAClientsEndpointsTheirAttemptsAndEnableOneThatKeptFailing(t *te
 }
 
 func TestStaffReadAnEndpointsAttemptsAndSendAnEventAgainInABrowser(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	clock := testenv.NewClock(time.Now().Truncate(time.Second))
 	s, r, ep := failingEndpoint(t, testenv.SQLite, clock)
 	createPetNamed(t, s, "Rex")

@@ -16,6 +16,7 @@ import (
 )
 
 func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := webhookConfig(t, store)
 		a := apptest.New(t, cfg, apptest.WithDeliveries())
@@ -51,6 +52,7 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 // An attempt River marked running when its instance died is taken up again by the next instance
 // to run, at once rather than on the retry schedule.
 func TestAnAttemptCutShortByACrashIsMadeAgainByTheNextInstance(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := webhookConfig(t, store, time.Hour) // a failed attempt would wait an hour
 		s := apptest.New(t, cfg)                  // serves, and delivers nothing
@@ -79,6 +81,7 @@ func TestAnAttemptCutShortByACrashIsMadeAgainByTheNextInstance(t *testing.T) {
 // The real binary, killed with SIGKILL after a delivery failed and before it was made again:
 // the next instance to run delivers it, with the same webhook-id.
 func TestADeliveryOutlivesTheInstanceKilledBeforeMakingIt(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	bin := apptest.Binary(t)
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		env := apptest.EnvFor(store, t)

@@ -155,6 +155,7 @@ func staff(ctx context.Context) context.Context {
 }
 
 func TestEachEventTypeArrivesOnceSignedAndTheEventsListSaysTheSame(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store), apptest.WithDeliveries())
 		r := apptest.NewReceiver(t)
@@ -237,6 +238,7 @@ func TestEachEventTypeArrivesOnceSignedAndTheEventsListSaysTheSame(t *testing.T)
 }
 
 func TestAFailingReceiverGetsTheSameWebhookIDUntilItAnswers2xxAndThenNoMore(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond), apptest.WithDeliveries())
 		flaky, broken := apptest.NewReceiver(t), apptest.NewReceiver(t)
@@ -285,6 +287,7 @@ func TestAFailingReceiverGetsTheSameWebhookIDUntilItAnswers2xxAndThenNoMore(t *t
 }
 
 func TestOrderEventsGoOnlyToTheClientThatOwnsTheOrder(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store), apptest.WithDeliveries())
 		other, err := models.NewClientStore(s.DB).Create(models.WithActor(t.Context(), models.ActorCLI), models.NewClient{Name: "Other shop"})
@@ -324,6 +327,7 @@ func TestOrderEventsGoOnlyToTheClientThatOwnsTheOrder(t *testing.T) {
 }
 
 func TestEndpointsRefusePrivateAndPlainHTTPAddressesWithoutConnecting(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -355,7 +359,7 @@ func TestEndpointsRefusePrivateAndPlainHTTPAddressesWithoutConnecting(t *testing
 		"https://[fd12:3456::1]/hook", // unique-local
 		"https://224.0.0.1/hook",      // multicast
 		"https://0.0.0.0/hook",        // unspecified
-		"ftp://example.com/hook",
+		"ftp://203.0.113.10/hook",
 	} {
 		res := s.Invalid().PostJSON(t, "/v1/webhook-endpoints", map[string]any{"url": url, "events": []string{"pet.created"}})
 		if res.StatusCode != http.StatusBadRequest {
@@ -375,6 +379,7 @@ func TestEndpointsRefusePrivateAndPlainHTTPAddressesWithoutConnecting(t *testing
 }
 
 func TestEndpointRulesUnknownTypesTheEleventhAndAnotherClientsEndpoint(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store))
 		for _, body := range []map[string]any{
@@ -434,6 +439,7 @@ func TestEndpointRulesUnknownTypesTheEleventhAndAnotherClientsEndpoint(t *testin
 }
 
 func TestARotatedSecretKeepsSigningBesideTheNewOneFor24Hours(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		clock := testenv.NewClock(time.Now().Truncate(time.Second))
 		s := apptest.New(t, webhookConfig(t, store), apptest.WithClock(clock), apptest.WithDeliveries())
@@ -478,6 +484,7 @@ func TestARotatedSecretKeepsSigningBesideTheNewOneFor24Hours(t *testing.T) {
 }
 
 func TestEventsListPagesFiltersByTypeAndShowsWhatTheKeysScopesAllow(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store))
 		var pets []pet
@@ -518,6 +525,7 @@ func TestEventsListPagesFiltersByTypeAndShowsWhatTheKeysScopesAllow(t *testing.T
 }
 
 func TestARefusedChangeLeavesNoEvent(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store))
 		p := createPetNamed(t, s, "Rex")
@@ -544,6 +552,7 @@ func TestARefusedChangeLeavesNoEvent(t *testing.T) {
 }
 
 func TestMetricsCountDeliveriesByOutcomeAndReportTheQueue(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store, time.Hour), apptest.WithDeliveries())
 		ok, failing := apptest.NewReceiver(t), apptest.NewReceiver(t)
@@ -580,6 +589,7 @@ func TestMetricsCountDeliveriesByOutcomeAndReportTheQueue(t *testing.T) {
 }
 
 func TestBadWebhookSettingsNameTheVariable(t *testing.T) {
+	t.Parallel() // its own servers and receivers
 	for _, tc := range []struct{ name, value string }{
 		{"PETSTORE_WEBHOOK_ALLOW_PRIVATE", "yes"},
 		{"PETSTORE_WEBHOOK_ALLOW_HTTP", "1"},

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What events cost (issue 15), run by `make bench` after bench/run.sh's own runs, or alone:
 #   1. POST /v1/pets and order placement (POST /v1/store/orders) on the build before events were
-#      recorded (the parent of the commit that added models/event.go, built from a git worktree)
-#      and on this one, without a webhook endpoint and with one subscribed to every event type
+#      recorded (the newest commit without models/event.go, built from a git worktree) and on
+#      this one, without a webhook endpoint and with one subscribed to every event type
 #      (its deliveries then run beside the load, to bench/receiver), on PostgreSQL and on the
 #      embedded SQLite; the three alternate round by round so they share the machine's mood.
 #   2. BenchmarkDeliveries: events per second delivered to a receiver on loopback.
@@ -12,6 +12,7 @@
 #   BENCH_EVENTS_ROUNDS      rounds                                  3
 #   BENCH_EVENTS_CONNECTIONS wrk connections (2 threads)             16
 #   BENCH_EVENTS_STORES      which databases                         postgres sqlite
+#   BENCH_EVENTS_BEFORE      the commit to compare with              the newest without events
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,9 +31,16 @@ say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/events: $*"; exit 1; }
 for tool in go git curl wrk psql; do command -v $tool >/dev/null || die "$tool is required"; done
 
-added=$(git log --diff-filter=A --format=%H -- models/event.go | tail -n1)
-[ -n "$added" ] || die "no commit adds models/event.go"
-before=$(git rev-parse "$added^")
+# "Before" is the newest commit of this history without events (models/event.go): the service as
+# it was, with every other change merged so far. BENCH_EVENTS_BEFORE names another.
+before=${BENCH_EVENTS_BEFORE:-}
+if [ -z "$before" ]; then
+  for c in $(git rev-list HEAD); do
+    git cat-file -e "$c:models/event.go" 2>/dev/null || { before=$c; break; }
+  done
+fi
+[ -n "$before" ] || die "no commit without models/event.go to compare with"
+before=$(git rev-parse "$before")
 
 work=$(mktemp -d)
 pids=()
