@@ -120,7 +120,7 @@ func enqueueDeliveries(tx *gorm.DB, events []Event) error {
 	for rows.Next() {
 		var ep endpoint
 		if err := rows.Scan(&ep.id, &ep.clientID, &ep.events); err != nil {
-			rows.Close()
+			_ = rows.Close() // the scan's error is the one to report
 			return err
 		}
 		endpoints = append(endpoints, ep)

@@ -331,7 +331,7 @@ func insertEvents(tx *gorm.DB, events []Event) error {
 			var id, sq int64
 			var k key
 			if err := rows.Scan(&id, &sq, &k.typ, &k.obj); err != nil {
-				rows.Close()
+				_ = rows.Close() // the scan's error is the one to report
 				return err
 			}
 			if w := waiting[k]; len(w) > 0 {
