@@ -11,8 +11,10 @@ build:
 # The whole suite, against the embedded SQLite and a real PostgreSQL (PETSTORE_TEST_DATABASE_URL,
 # default the local server). With CI set, a missing PostgreSQL fails instead of skipping.
 # The rate-limit tests also use a real Redis (PETSTORE_TEST_REDIS_URL), on the same terms.
+# The app package runs several minutes under the race detector on a busy 2-core machine: a
+# longer timeout than go test's default 10 minutes.
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The third-party tools the build runs (staticcheck, gosec, oasdiff, oapi-codegen), pinned in a
 # module of their own so their dependencies never reach the service's go.mod or its build.

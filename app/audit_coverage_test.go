@@ -57,6 +57,14 @@ func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
 		expect(api, "pet", "update")
 		send(http.MethodDelete, pet, nil, http.StatusNoContent)
 		expect(api, "pet", "delete")
+		var hook struct{ ID int64 }
+		send(http.MethodPost, "/v1/webhook-endpoints", `{"url":"http://127.0.0.1:9/hook","events":["pet.created"]}`, http.StatusCreated).JSON(t, &hook)
+		expect(api, "webhook_endpoint", "create")
+		hookPath := "/v1/webhook-endpoints/" + itoa(hook.ID)
+		send(http.MethodPatch, hookPath, `{"disabled":true}`, http.StatusOK)
+		expect(api, "webhook_endpoint", "update")
+		send(http.MethodPost, hookPath+"/rotate-secret", nil, http.StatusOK)
+		expect(api, "webhook_endpoint", "rotate_secret")
 
 		// The admin pages.
 		ada := s.NewBrowser(t)
@@ -124,8 +132,12 @@ func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
 		expect("staff:ada", "staff", "disable")
 		post("/admin/staff/"+tom+"/enable", nil)
 		expect("staff:ada", "staff", "enable")
+		post("/admin/clients/"+itoa(s.ClientID)+"/endpoints/"+itoa(hook.ID)+"/enable", nil)
+		expect("staff:ada", "webhook_endpoint", "enable")
 		post("/admin/account/password", url.Values{"current": {adminPassword}, "password": {"ada's new password"}, "repeat": {"ada's new password"}})
 		expect("staff:ada", "staff", "change_password")
+		send(http.MethodDelete, hookPath, nil, http.StatusNoContent)
+		expect(api, "webhook_endpoint", "delete")
 
 		var entries []models.AuditEntry
 		if err := s.DB.Where("actor IN ?", []string{api, "staff:ada"}).Order("id").Find(&entries).Error; err != nil {

@@ -49,8 +49,18 @@ func serve(e *env) error {
 	if err := ensureAdmin(e, db); err != nil {
 		return err
 	}
-	stopPurging := startPurging(e.ctx, idempotencyStore(cfg, db), log, idempotencyPurgeEvery)
+	stopPurging := startPurging(e.ctx, log, idempotencyPurgeEvery, map[string]purge{
+		"idempotency records": idempotencyStore(cfg, db).PurgeExpired,
+		"events":              models.NewEventStore(db).Purge,
+	})
 	defer stopPurging()
+	m := metrics.New(buildVersion())
+	stopDeliveries, err := StartDeliveries(e.ctx, cfg, log, db, DeliveryOptions{Metrics: m})
+	if err != nil {
+		return err
+	}
+	// After the HTTP server's drain (deferred later, so run earlier), before the database closes.
+	defer stopDeliveries()
 	redis.SetLogger(redisLog{log})
 	// After migrating: the schema is the primary's to change.
 	replicas, err := UseReplicas(e.ctx, db, cfg, log)
@@ -58,7 +68,6 @@ func serve(e *env) error {
 		return err
 	}
 	defer replicas.Close()
-	m := metrics.New(buildVersion())
 	server := NewServer(cfg, log, db, WithMetrics(m), WithAccessLog(newAccessLog(cfg, lines)))
 	errc := make(chan error, 2)
 	if cfg.MetricsAddr != "" {

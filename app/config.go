@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/models/webhooks"
 	"github.com/petstore/petstore/routes/apiservers"
 	"github.com/redis/go-redis/v9"
 )
@@ -57,6 +58,14 @@ type Config struct {
 	// PETSTORE_PUBLIC_URL: where clients reach the service, without /v1; the absolute URLs of
 	// Link and Location start with it. Empty: the request's scheme and host, as far as trusted.
 	PublicURL string
+	// PETSTORE_WEBHOOK_ALLOW_HTTP: webhook endpoints may be plain http (development, tests).
+	WebhookAllowHTTP bool
+	// PETSTORE_WEBHOOK_ALLOW_PRIVATE: webhook endpoints may be on loopback and private networks
+	// (development, tests); never in production, where it lets clients reach the service's own.
+	WebhookAllowPrivate bool
+	// PETSTORE_WEBHOOK_RETRY_DELAYS: the waits after each failed delivery attempt; after the
+	// last, the delivery has failed.
+	WebhookRetryDelays []time.Duration
 }
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
@@ -92,6 +101,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CORSOrigins:       e.origins("PETSTORE_CORS_ORIGINS"),
 		PublicURL:         e.baseURL("PETSTORE_PUBLIC_URL", ""),
 	}
+	c.WebhookAllowHTTP = e.boolean("PETSTORE_WEBHOOK_ALLOW_HTTP", false)
+	c.WebhookAllowPrivate = e.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE", false)
+	c.WebhookRetryDelays = e.durations("PETSTORE_WEBHOOK_RETRY_DELAYS", webhooks.DefaultRetryDelays, maxRetryDelays)
 	c.MetricsAddr = e.privateAddr("PETSTORE_METRICS_ADDR", "9090", "metrics", c.Addr)
 	c.DebugAddr = e.privateAddr("PETSTORE_DEBUG_ADDR", "6060", "profiles", c.Addr, c.MetricsAddr)
 	// The profiles show the program's insides: with no host named they are served on loopback.
@@ -258,6 +270,48 @@ func (e *envReader) intIn(name string, def, lo, hi int) int {
 		e.fail(name, "must be an integer from %d to %d, got %q", lo, hi, v)
 	}
 	return n
+}
+
+func (e *envReader) boolean(name string, def bool) bool {
+	switch v := strings.ToLower(e.str(name, "")); v {
+	case "":
+		return def
+	case "true":
+		return true
+	case "false":
+		return false
+	default:
+		e.fail(name, "must be true or false, got %q", v)
+		return def
+	}
+}
+
+// maxRetryDelays bounds the retry schedule: the queue keeps a delivery's job until its last attempt.
+const maxRetryDelays = 20
+
+// durations reads a comma-separated list of positive durations, 1 to most of them.
+func (e *envReader) durations(name string, def []time.Duration, most int) []time.Duration {
+	items := e.list(name)
+	if len(items) == 0 {
+		if e.str(name, "") != "" {
+			e.fail(name, "must list durations such as 5s,5m,30m separated by commas, got %q", e.getenv(name))
+		}
+		return def
+	}
+	if len(items) > most {
+		e.fail(name, "must list at most %d durations, got %d", most, len(items))
+		return def
+	}
+	out := make([]time.Duration, len(items))
+	for i, item := range items {
+		d, err := time.ParseDuration(item)
+		if err != nil || d <= 0 {
+			e.fail(name, "must list positive durations such as 5s,5m,30m separated by commas, got %q", item)
+			return def
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // list splits a comma-separated value, dropping empty items.

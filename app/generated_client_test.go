@@ -74,11 +74,15 @@ func anError(t *testing.T, e *apiclient.Error, code apiclient.ErrorCode, status 
 
 func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
-		s := apptest.New(t, apptest.Config(t, store))
+		cfg := apptest.Config(t, store)
+		// A webhook endpoint on loopback is accepted (no delivery is ever attempted here).
+		cfg.WebhookAllowHTTP, cfg.WebhookAllowPrivate = true, true
+		s := apptest.New(t, cfg)
 		c, anon := generatedClient(t, s), generatedClient(t, s.As(""))
 		ctx := t.Context()
 		var pet apiclient.Pet
 		var order apiclient.Order
+		var hook apiclient.WebhookEndpoint
 		const unknownID = 1 << 40
 
 		// One entry per operation of the document, in the order they run. An operation the
@@ -283,6 +287,110 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				res, err = c.CancelOrderWithResponse(ctx, unknownID)
 				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
 				res, err = anon.CancelOrderWithResponse(ctx, order.Id)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listEvents", func(t *testing.T) {
+				params := &apiclient.ListEventsParams{Type: ptrTo(apiclient.ListEventsParamsTypePetCreated), Limit: ptrTo(int32(1))}
+				var res *apiclient.ListEventsResponse
+				var err error
+				for range 200 { // on PostgreSQL an event is listed once the transactions before it have ended
+					if res, err = c.ListEventsWithResponse(ctx, params); err != nil || res.JSON200 != nil && len(*res.JSON200) > 0 {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				events := *decoded(t, res, err, 200).JSON200
+				if len(events) != 1 || events[0].Type != apiclient.EventTypePetCreated || res.Headers200.Link == nil {
+					t.Fatalf("events %+v, Link %v: want Rex's creation and a next page", events, res.Headers200.Link)
+				}
+				created, err := events[0].Data.Object.AsPet()
+				if err != nil || created.Id != pet.Id || created.Name != "Rex" {
+					t.Fatalf("pet.created carries %+v (%v), want Rex", created, err)
+				}
+				res, err = c.ListEventsWithResponse(ctx, &apiclient.ListEventsParams{Cursor: ptrTo("not-a-cursor")})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeInvalidRequest, 400)
+				res, err = anon.ListEventsWithResponse(ctx, nil)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listEventsHead", func(t *testing.T) {
+				res, err := c.ListEventsHeadWithResponse(ctx, nil)
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.XRequestID == "" || len(res.Body) != 0 {
+					t.Fatalf("headers %+v, body %q: want X-Request-ID and no body", h, res.Body)
+				}
+				res, err = anon.ListEventsHeadWithResponse(ctx, nil)
+				decoded(t, res, err, 401)
+			}},
+			{"createWebhookEndpoint", func(t *testing.T) {
+				res, err := c.CreateWebhookEndpointWithResponse(ctx, apiclient.NewWebhookEndpoint{Url: "http://127.0.0.1:9/hook",
+					Events: []apiclient.EventType{apiclient.EventTypeOrderPlaced}, Description: ptrTo("shop")})
+				hook = *decoded(t, res, err, 201).JSON201
+				if hook.Url != "http://127.0.0.1:9/hook" || hook.Secret == nil || !strings.HasPrefix(*hook.Secret, "whsec_") || res.Headers201.Location == nil {
+					t.Fatalf("endpoint %+v, headers %+v: want it with its secret and a Location", hook, res.Headers201)
+				}
+				res, err = c.CreateWebhookEndpointWithResponse(ctx, apiclient.NewWebhookEndpoint{Url: "ftp://example.com/",
+					Events: []apiclient.EventType{apiclient.EventTypeOrderPlaced}})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeValidationFailed, 400)
+				res, err = anon.CreateWebhookEndpointWithResponse(ctx, apiclient.NewWebhookEndpoint{Url: "http://127.0.0.1:9/hook",
+					Events: []apiclient.EventType{apiclient.EventTypeOrderPlaced}})
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listWebhookEndpoints", func(t *testing.T) {
+				res, err := c.ListWebhookEndpointsWithResponse(ctx)
+				if list := *decoded(t, res, err, 200).JSON200; len(list) != 1 || list[0].Id != hook.Id || list[0].Secret != nil {
+					t.Fatalf("endpoints %+v, want the one added, without its secret", list)
+				}
+				res, err = anon.ListWebhookEndpointsWithResponse(ctx)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listWebhookEndpointsHead", func(t *testing.T) {
+				res, err := c.ListWebhookEndpointsHeadWithResponse(ctx)
+				decoded(t, res, err, 200)
+				res, err = anon.ListWebhookEndpointsHeadWithResponse(ctx)
+				decoded(t, res, err, 401)
+			}},
+			{"getWebhookEndpoint", func(t *testing.T) {
+				res, err := c.GetWebhookEndpointWithResponse(ctx, hook.Id)
+				if got := *decoded(t, res, err, 200).JSON200; got.Id != hook.Id || got.Disabled || got.Secret != nil {
+					t.Fatalf("endpoint %+v", got)
+				}
+				res, err = c.GetWebhookEndpointWithResponse(ctx, unknownID)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.GetWebhookEndpointWithResponse(ctx, hook.Id)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"getWebhookEndpointHead", func(t *testing.T) {
+				res, err := c.GetWebhookEndpointHeadWithResponse(ctx, hook.Id)
+				decoded(t, res, err, 200)
+				res, err = c.GetWebhookEndpointHeadWithResponse(ctx, unknownID)
+				decoded(t, res, err, 404)
+			}},
+			{"updateWebhookEndpoint", func(t *testing.T) {
+				res, err := c.UpdateWebhookEndpointWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, hook.Id,
+					apiclient.WebhookEndpointPatch{Disabled: ptrTo(true), Events: &[]apiclient.EventType{apiclient.EventTypePetUpdated}})
+				if got := *decoded(t, res, err, 200).JSON200; !got.Disabled || len(got.Events) != 1 || got.Events[0] != apiclient.EventTypePetUpdated {
+					t.Fatalf("endpoint %+v, want it disabled, for pet.updated", got)
+				}
+				res, err = c.UpdateWebhookEndpointWithResponse(ctx, hook.Id, apiclient.WebhookEndpointPatch{Url: ptrTo("gopher://x")})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeValidationFailed, 400)
+				res, err = c.UpdateWebhookEndpointWithResponse(ctx, unknownID, apiclient.WebhookEndpointPatch{Disabled: ptrTo(false)})
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+			}},
+			{"rotateWebhookSecret", func(t *testing.T) {
+				res, err := c.RotateWebhookSecretWithResponse(ctx, hook.Id)
+				if got := *decoded(t, res, err, 200).JSON200; got.Secret == nil || *got.Secret == *hook.Secret {
+					t.Fatalf("endpoint %+v, want a new secret", got)
+				}
+				res, err = c.RotateWebhookSecretWithResponse(ctx, unknownID)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+			}},
+			{"deleteWebhookEndpoint", func(t *testing.T) {
+				res, err := c.DeleteWebhookEndpointWithResponse(ctx, hook.Id)
+				if decoded(t, res, err, 204); len(res.Body) != 0 {
+					t.Fatalf("204 with a body %q", res.Body)
+				}
+				res, err = c.DeleteWebhookEndpointWithResponse(ctx, hook.Id)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.DeleteWebhookEndpointWithResponse(ctx, hook.Id)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 		}

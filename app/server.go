@@ -152,6 +152,8 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		AdminPets:       models.NewPetStore(PrimaryOnly(db)),
 		AdminCategories: models.NewCategoryStore(PrimaryOnly(db)),
 		Audit:           models.NewAuditStore(PrimaryOnly(db)),
+		Events:          models.NewEventStore(PrimaryOnly(db)),
+		Webhooks:        newWebhookStore(PrimaryOnly(db), newWebhookClient(cfg), p.now),
 
 		ProductionURL: cfg.ProductionURL,
 		StagingURL:    cfg.StagingURL,

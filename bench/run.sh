@@ -339,3 +339,6 @@ done
 check "deep page vs first page (time)" "$deep_ratio" '<=' 1.2
 check "peak memory of the service (MB)" "$peak" '<' 150
 check "time to ready, slowest of three (ms)" "$max_ready" '<' 1000
+
+# What events cost POST /v1/pets and order placement, and deliveries per second (issue 15).
+[ -n "${BENCH_SKIP_EVENTS-}" ] || bash bench/events.sh

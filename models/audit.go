@@ -51,10 +51,12 @@ const (
 	ObjectAPIKey   = "api_key"
 	ObjectStaff    = "staff"
 	ObjectClient   = "client"
+	// ObjectWebhookEndpoint is a client's webhook endpoint.
+	ObjectWebhookEndpoint = "webhook_endpoint"
 )
 
 // AuditObjects lists every kind of object the audit log records, for its filter.
-var AuditObjects = []string{ObjectPet, ObjectOrder, ObjectCategory, ObjectAPIKey, ObjectStaff, ObjectClient}
+var AuditObjects = []string{ObjectPet, ObjectOrder, ObjectCategory, ObjectAPIKey, ObjectStaff, ObjectClient, ObjectWebhookEndpoint}
 
 // Audit actions. An order's own actions (place, approve, deliver, cancel) and a pet's status set
 // by hand (set_status) are recorded under the lifecycle's names.
@@ -71,12 +73,13 @@ const (
 	AuditChangePassword = "change_password" // by the account's owner
 	AuditResetPassword  = "reset_password"  // by an admin: a one-time password
 	AuditSetPassword    = "set_password"    // on the command line
+	AuditRotateSecret   = "rotate_secret"   // a webhook endpoint's signing secret
 )
 
 // AuditActions lists every action the audit log records, for its filter.
 var AuditActions = []string{AuditCreate, AuditUpdate, AuditDelete, AuditRestore,
 	string(ActionSetStatus), string(ActionPlace), string(ActionApprove), string(ActionDeliver), string(ActionCancel),
-	AuditRevoke, AuditBan, AuditUnban, AuditDisable, AuditEnable, AuditChangePassword, AuditResetPassword, AuditSetPassword}
+	AuditRevoke, AuditBan, AuditUnban, AuditDisable, AuditEnable, AuditChangePassword, AuditResetPassword, AuditSetPassword, AuditRotateSecret}
 
 // Fields are an object's audited fields, by their API names: what a person compares, never a
 // secret (no password or key hash).

@@ -2,8 +2,11 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/riverqueue/river/riverdriver"
 
 	"gorm.io/gorm"
 )
@@ -13,6 +16,7 @@ var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
 	&Order{}, &StatusChange{}, &IdempotencyRecord{},
 	&Staff{},
 	&AuditEntry{},
+	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{},
 }
 
 // migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once
@@ -23,21 +27,28 @@ const migrationLockID = 7_316_040_812
 // idempotent: running it again changes nothing.
 func Migrate(ctx context.Context, db *gorm.DB) error {
 	db = db.WithContext(ctx)
+	queue, err := QueueDriver(db)
+	if err != nil {
+		return err
+	}
 	if db.Dialector.Name() != "postgres" {
-		return migrate(db)
+		return migrate(db, queue)
 	}
 	return db.Connection(func(conn *gorm.DB) error {
 		if err := conn.Exec("SELECT pg_advisory_lock(?)", migrationLockID).Error; err != nil {
 			return storeError(err, "")
 		}
 		defer conn.Exec("SELECT pg_advisory_unlock(?)", migrationLockID)
-		return migrate(conn)
+		return migrate(conn, queue)
 	})
 }
 
-func migrate(db *gorm.DB) error {
+func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx]) error {
 	if err := db.AutoMigrate(tables...); err != nil {
 		return fmt.Errorf("migrate schema: %w", storeError(err, ""))
+	}
+	if err := migrateQueue(db.Statement.Context, queue); err != nil {
+		return fmt.Errorf("migrate the job queue: %w", storeError(err, ""))
 	}
 	if err := giveKeysClients(db); err != nil {
 		return fmt.Errorf("migrate API keys to clients: %w", storeError(err, ""))

@@ -26,7 +26,8 @@ type DBOptions struct {
 	ConnMaxLifetime time.Duration
 }
 
-// Open opens the database o names and waits until it answers. It does not migrate.
+// Open opens the database o names, with the job queue its stores enqueue deliveries on, and
+// waits until it answers. It does not migrate.
 func Open(ctx context.Context, o DBOptions) (*gorm.DB, error) {
 	gcfg := &gorm.Config{
 		// Every write the stores make is a single statement or an explicit transaction.
@@ -59,6 +60,10 @@ func Open(ctx context.Context, o DBOptions) (*gorm.DB, error) {
 		// One connection serialises every writer, which SQLite needs anyway; transitions
 		// therefore cannot interleave.
 		sqlDB.SetMaxOpenConns(1)
+	}
+	if err := useQueue(db); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

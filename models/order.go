@@ -149,6 +149,7 @@ func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor stri
 			return err
 		}
 		now := tx.NowFunc()
+		was := *p
 		change, err := apply(ActionPlace, &o, p, actor, now)
 		if err != nil {
 			return err
@@ -162,6 +163,9 @@ func (s *OrderStore) Place(ctx context.Context, n NewOrder, by Owner, actor stri
 			return err
 		}
 		if err := record(tx, p, &change); err != nil {
+			return err
+		}
+		if err := recordOrderEvents(tx, ActionPlace, nil, &o, &was, p); err != nil {
 			return err
 		}
 		return then.run(tx, &o)
@@ -228,6 +232,7 @@ func (s *OrderStore) apply(ctx context.Context, id int64, by Owner, a Action, ac
 			return err
 		}
 		before := o.auditFields()
+		wasOrder, wasPet := o, *p
 		change, err := apply(a, &o, p, actor, tx.NowFunc())
 		if err != nil {
 			return err
@@ -241,7 +246,10 @@ func (s *OrderStore) apply(ctx context.Context, id int64, by Owner, a Action, ac
 			return err
 		}
 		change.OrderID = &o.ID
-		return record(tx, p, &change)
+		if err := record(tx, p, &change); err != nil {
+			return err
+		}
+		return recordOrderEvents(tx, a, &wasOrder, &o, &wasPet, p)
 	})
 	if err != nil {
 		return nil, transitionError(err, o.PetID)
@@ -334,6 +342,23 @@ func record(tx *gorm.DB, p *Pet, change *StatusChange) error {
 		}
 	}
 	return tx.Omit(clause.Associations).Create(change).Error
+}
+
+// recordOrderEvents records the event of an order's action (from wasOrder, nil for a new order,
+// to o) and, when the action moved its pet (from wasPet to p), pet.updated.
+func recordOrderEvents(tx *gorm.DB, a Action, wasOrder, o *Order, wasPet, p *Pet) error {
+	orderEv, err := orderEvent(orderEvents[a], wasOrder, o)
+	if err != nil {
+		return err
+	}
+	if wasPet.Status == p.Status {
+		return recordEvents(tx, orderEv)
+	}
+	petEv, err := petEvent(EventPetUpdated, wasPet, p)
+	if err != nil {
+		return err
+	}
+	return recordEvents(tx, orderEv, petEv)
 }
 
 // transitionError reports the partial unique index's refusal as the conflict it is: the pet

@@ -192,6 +192,14 @@ func textKey[T any](column string, value func(*T) string) sortKey[T] {
 	return sortKey[T]{column: column, value: value, arg: func(s string) (any, error) { return s, nil }}
 }
 
+// intKey sorts by an integer column.
+func intKey[T any](column string, value func(*T) int64) sortKey[T] {
+	return sortKey[T]{column: column,
+		value: func(item *T) string { return strconv.FormatInt(value(item), 10) },
+		arg:   func(s string) (any, error) { return strconv.ParseInt(s, 10, 64) },
+	}
+}
+
 // timeKey sorts by a time column; a nil time (nullable) is an item without a value.
 func timeKey[T any](column string, nullable bool, value func(*T) *time.Time) sortKey[T] {
 	return sortKey[T]{column: column, nullable: nullable,

@@ -246,6 +246,13 @@ func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, 
 		if err := recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditCreate, After: p.auditFields()}); err != nil {
 			return err
 		}
+		ev, err := petEvent(EventPetCreated, nil, &p)
+		if err != nil {
+			return err
+		}
+		if err := recordEvents(tx, ev); err != nil {
+			return err
+		}
 		return then.run(tx, &p)
 	})
 	if err != nil {
@@ -254,18 +261,32 @@ func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, 
 	return &p, nil
 }
 
-// createPetAudited writes a pet and its audit entry in one statement, atomic as the transaction
-// of Create is, in one round trip to PostgreSQL instead of four (BEGIN, two INSERTs, COMMIT).
-// Anything else a creation must write belongs in this statement too, or Create must take its
-// transaction for it.
+// createPetAudited writes a pet, its audit entry and its pet.created event in one statement,
+// atomic as the transaction of Create is, in one round trip to PostgreSQL instead of six (BEGIN,
+// four statements, COMMIT). Anything else a creation must write belongs in this statement too, or
+// Create must take its transaction for it: so it writes nothing when an endpoint is subscribed to
+// pet.created (the deliveries are enqueued by River in a transaction), and Create then takes its
+// transaction. The look-up is in the statement's own snapshot, as it is in the transaction's.
+// The event's data is the pet's JSON with the new id put in ($9 is what follows the id).
 const createPetAudited = `WITH p AS (
-	INSERT INTO pets (name, category_id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING id
+	INSERT INTO pets (name, category_id, status, created_at, updated_at)
+	SELECT $1, $2, $3, $4, $4 WHERE NOT EXISTS (
+		SELECT 1 FROM webhook_endpoints WHERE deleted_at IS NULL AND disabled_at IS NULL AND (events & $10) <> 0)
+	RETURNING id
+), a AS (
+	INSERT INTO audit_entries (created_at, actor, object_type, object_id, object_name, action, before, after)
+	SELECT $4, $5, $6, id, $1, $7, '', $8 FROM p
 )
-INSERT INTO audit_entries (created_at, actor, object_type, object_id, object_name, action, before, after)
-SELECT $4, $5, $6, id, $1, $7, '', $8 FROM p RETURNING object_id`
+INSERT INTO events (seq, type, object_id, created_at, data)
+SELECT pg_current_xact_id()::text::bigint, $11, id, $4, '{"object":{"id":' || id || $9 FROM p RETURNING object_id`
+
+// errSubscribed is createInOneStatement's way of saying that it wrote nothing because an
+// endpoint is subscribed to the event.
+var errSubscribed = errors.New("models: an endpoint is subscribed to pet.created")
 
 // createInOneStatement stores p and records its creation with createPetAudited, on pgx where
-// db allows (onPgx); false when it does not, and Create takes its transaction.
+// db allows (onPgx); false when it does not, or when an endpoint is subscribed to pet.created,
+// and Create takes its transaction.
 func (s *PetStore) createInOneStatement(ctx context.Context, p *Pet) (bool, error) {
 	actor := ActorOf(ctx)
 	if actor == "" {
@@ -276,13 +297,29 @@ func (s *PetStore) createInOneStatement(ctx context.Context, p *Pet) (bool, erro
 		return false, nil // the transaction reports it, from recordChange
 	}
 	now := s.db.NowFunc()
-	return onPgx(ctx, s.db, func(conn *pgx.Conn) error {
-		err := conn.QueryRow(ctx, createPetAudited, p.Name, p.CategoryID, string(p.Status), now, actor, ObjectPet, AuditCreate, after).Scan(&p.ID)
-		if err == nil {
+	created := *p
+	created.CreatedAt, created.UpdatedAt = now, now
+	object, err := petJSON(&created)
+	if err != nil {
+		return false, nil // the transaction reports it, from recordEvents
+	}
+	// petJSON writes the id first: what follows it, and the end of the event's data.
+	rest := strings.TrimPrefix(string(object), `{"id":0`) + "}"
+	direct, err := onPgx(ctx, s.db, func(conn *pgx.Conn) error {
+		err := conn.QueryRow(ctx, createPetAudited, p.Name, p.CategoryID, string(p.Status), now, actor, ObjectPet, AuditCreate, after,
+			rest, int64(eventBit(EventPetCreated)), string(EventPetCreated)).Scan(&p.ID)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return errSubscribed
+		case err == nil:
 			p.CreatedAt, p.UpdatedAt = now, now
 		}
 		return err
 	})
+	if errors.Is(err, errSubscribed) {
+		return false, nil
+	}
+	return direct, err
 }
 
 // nameLike is the LIKE pattern of names that contain s, case-insensitively (ASCII).

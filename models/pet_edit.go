@@ -63,6 +63,7 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 		if err := match.check(p); err != nil {
 			return err
 		}
+		was := *p
 		before := p.auditFields()
 		now := tx.NowFunc()
 		fields := map[string]any{}
@@ -85,7 +86,7 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 			}
 		}
 		if pp.Status == nil || want.Status == p.Status {
-			return nil
+			return recordPetUpdated(tx, &was, p)
 		}
 		var holders []Order
 		err = tx.Where("pet_id = ? AND status IN ?", id, ordersThatHoldAPet).Order("id DESC").Limit(1).Find(&holders).Error
@@ -100,12 +101,28 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 		if err != nil {
 			return err
 		}
-		return record(tx, p, &change)
+		if err := record(tx, p, &change); err != nil {
+			return err
+		}
+		return recordPetUpdated(tx, &was, p)
 	})
 	if err != nil {
 		return nil, categoryError(err, want.CategoryID)
 	}
 	return pet, nil
+}
+
+// recordPetUpdated records pet.updated when the pet changed from was to p; one event for every
+// field a change touched.
+func recordPetUpdated(tx *gorm.DB, was, p *Pet) error {
+	if was.UpdatedAt.Equal(p.UpdatedAt) {
+		return nil
+	}
+	ev, err := petEvent(EventPetUpdated, was, p)
+	if err != nil {
+		return err
+	}
+	return recordEvents(tx, ev)
 }
 
 // Delete takes a pet out of the catalogue, in one transaction that locks it: it leaves every
@@ -155,6 +172,7 @@ func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, e
 
 // markDeleted deletes or restores p and records it in p's history and in the audit log.
 func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at time.Time) error {
+	was := *p
 	p.DeletedAt = gorm.DeletedAt{Time: at, Valid: deleted}
 	p.UpdatedAt = at
 	err := tx.Unscoped().Model(&Pet{ID: p.ID}).Updates(map[string]any{"deleted_at": p.DeletedAt, "updated_at": at}).Error
@@ -169,7 +187,19 @@ func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at t
 		return err
 	}
 	change := StatusChange{PetID: p.ID, Action: a, PetFrom: p.Status, PetTo: p.Status, Actor: actor, CreatedAt: at}
-	return tx.Omit(clause.Associations).Create(&change).Error
+	if err := tx.Omit(clause.Associations).Create(&change).Error; err != nil {
+		return err
+	}
+	// A deleted pet's event carries it as it was deleted; a restored one is an update (of the
+	// pet as clients see it, it changed only its time).
+	ev, err := petEvent(EventPetDeleted, nil, p)
+	if !deleted {
+		ev, err = petEvent(EventPetUpdated, &was, p)
+	}
+	if err != nil {
+		return err
+	}
+	return recordEvents(tx, ev)
 }
 
 // CountByStatus counts the pets of each status that are not deleted: the inventory, and the

@@ -90,6 +90,17 @@ type seedPlan struct {
 	// orderPet[i] is the index in pets of orders[i]'s pet; changePet and changeOrder likewise
 	// (changeOrder is -1 for a change made by hand).
 	orderPet, changePet, changeOrder []int
+	// events are the events of the changes, in the order they are recorded.
+	events []seedEvent
+}
+
+// seedEvent is one event of the seed, before ids are known. A pet's creation carries no copies:
+// the pet was then as it ends up unless it changed, with its creation's status and time.
+type seedEvent struct {
+	typ                     EventType
+	pet, order              int // indexes in pets and orders; order -1 for a pet event
+	petBefore, petAfter     *Pet
+	orderBefore, orderAfter *Order
 }
 
 // seedOrderStatuses is the mix of order statuses, cycled so that even four orders cover them
@@ -116,6 +127,9 @@ func planSeed(rng *rand.Rand, cats []Category, nPets, nOrders int, now time.Time
 		p.pets[i] = Pet{Name: names[rng.IntN(len(names))], CategoryID: cat.ID, Status: PetAvailable,
 			CreatedAt: created, UpdatedAt: created}
 	}
+	for i := range p.pets {
+		p.events = append(p.events, seedEvent{typ: EventPetCreated, pet: i, order: -1})
+	}
 	ordered := rng.Perm(nPets)
 	for k, pi := range ordered[:nOrders] {
 		p.addOrder(rng, pi, seedOrderStatuses[k%len(seedOrderStatuses)], now)
@@ -124,11 +138,14 @@ func planSeed(rng *rand.Rand, cats []Category, nPets, nOrders int, now time.Time
 	for _, pi := range ordered[nOrders:] {
 		if rng.IntN(10) == 0 {
 			pet := &p.pets[pi]
+			was := *pet
 			change, err := setByHand(pet, PetSold, nil, SeedActor, later(rng, pet.CreatedAt, now))
 			if err != nil {
 				panic(err) // setByHand refuses only a pet with a live order, and these have none
 			}
 			p.addChange(change, pi, -1)
+			after := *pet
+			p.events = append(p.events, seedEvent{typ: EventPetUpdated, pet: pi, order: -1, petBefore: &was, petAfter: &after})
 		}
 	}
 	return p
@@ -145,11 +162,20 @@ func (p *seedPlan) addOrder(rng *rand.Rand, pi int, status OrderStatus, now time
 	}
 	oi := len(p.orders)
 	for _, a := range seedPaths[status] {
+		wasOrder, wasPet := o, *pet
 		change, err := apply(a, &o, pet, SeedActor, at)
 		if err != nil {
 			panic(err) // the paths follow the lifecycle from an available pet: a bug if refused
 		}
 		p.addChange(change, pi, oi)
+		ev := seedEvent{typ: orderEvents[a], pet: pi, order: oi, orderAfter: copyOf(o)}
+		if a != ActionPlace {
+			ev.orderBefore = &wasOrder
+		}
+		p.events = append(p.events, ev)
+		if wasPet.Status != pet.Status {
+			p.events = append(p.events, seedEvent{typ: EventPetUpdated, pet: pi, order: -1, petBefore: &wasPet, petAfter: copyOf(*pet)})
+		}
 		at = later(rng, at, now)
 	}
 	p.orders = append(p.orders, o)
@@ -192,10 +218,49 @@ func (p *seedPlan) insert(tx *gorm.DB) error {
 		}
 	}
 	if len(p.changes) > 0 {
-		return tx.CreateInBatches(&p.changes, seedBatch).Error
+		if err := tx.CreateInBatches(&p.changes, seedBatch).Error; err != nil {
+			return err
+		}
+	}
+	for start := 0; start < len(p.events); start += seedBatch {
+		batch := p.events[start:min(start+seedBatch, len(p.events))]
+		changes := make([]change, len(batch))
+		for i, ev := range batch {
+			c, err := p.eventChange(ev)
+			if err != nil {
+				return err
+			}
+			changes[i] = c
+		}
+		if err := recordEvents(tx, changes...); err != nil {
+			return err
+		}
 	}
 	return nil
 }
+
+// eventChange is the change a seed event records, with the ids the inserts assigned.
+func (p *seedPlan) eventChange(ev seedEvent) (change, error) {
+	pet := &p.pets[ev.pet]
+	if ev.order >= 0 {
+		id, petID := p.orders[ev.order].ID, pet.ID
+		for _, o := range []*Order{ev.orderBefore, ev.orderAfter} {
+			if o != nil {
+				o.ID, o.PetID = id, petID
+			}
+		}
+		return orderEvent(ev.typ, ev.orderBefore, ev.orderAfter)
+	}
+	if ev.petAfter == nil { // created
+		created := *pet
+		created.Status, created.UpdatedAt = PetAvailable, pet.CreatedAt
+		return petEvent(ev.typ, nil, &created)
+	}
+	ev.petBefore.ID, ev.petAfter.ID = pet.ID, pet.ID
+	return petEvent(ev.typ, ev.petBefore, ev.petAfter)
+}
+
+func copyOf[T any](v T) *T { return &v }
 
 // seedNames are names people give animals of each seeded category.
 var seedNames = map[string][]string{

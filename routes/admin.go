@@ -46,6 +46,8 @@ type admin struct {
 	keys     *models.APIKeyStore
 	clients  *models.ClientStore
 	audit    *models.AuditStore
+	webhooks *models.WebhookStore
+	events   *models.EventStore
 	limiter  ratelimit.Limiter
 	now      func() time.Time
 	sessions *session.Store
@@ -80,6 +82,8 @@ func newAdmin(d Deps) *admin {
 		keys:     d.Keys,
 		clients:  d.Clients,
 		audit:    d.Audit,
+		webhooks: d.Webhooks,
+		events:   d.Events,
 		limiter:  d.Limiter,
 		now:      d.Now,
 		sessions: store,

@@ -31,6 +31,8 @@ var auditObjects = map[string]auditObject{
 	models.ObjectStaff:    {"Staff", func(id string) string { return "/admin/staff/" + id }, true},
 
 	models.ObjectClient: {"Client", func(id string) string { return "/admin/clients/" + id }, true},
+	// An endpoint's page is under its client's; this address leads there.
+	models.ObjectWebhookEndpoint: {"Webhook endpoint", func(id string) string { return "/admin/webhook-endpoints/" + id }, true},
 }
 
 // auditActions say what an entry's action did, as a verb.
@@ -52,6 +54,7 @@ var auditActions = map[string]string{
 	models.AuditChangePassword:     "changed the password",
 	models.AuditResetPassword:      "reset the password",
 	models.AuditSetPassword:        "set the password",
+	models.AuditRotateSecret:       "rotated the signing secret",
 }
 
 // auditFieldNames are the audited fields as the pages label them.
@@ -60,11 +63,14 @@ var auditFieldNames = map[string]string{
 	"plan": "Plan", "perMinute": "Per minute", "perDay": "Per day", "expiresAt": "Expires",
 	"revokedAt": "Revoked", "bannedUntil": "Banned until", "username": "Username", "role": "Role",
 	"disabled": "Disabled", "mustChangePassword": "Must change password", "passwordChangedAt": "Password changed",
+	"clientId": "Client", "url": "URL", "events": "Events", "description": "Description",
+	"previousSecretUntil": "Old secret signs until",
 }
 
 // actorWords name the actors that are not a person or a key.
 var actorWords = map[string]string{
 	models.ActorCLI: "command line", models.ActorRateLimiter: "rate limiter", models.SeedActor: "seed",
+	models.ActorDeliveries: "webhook deliveries",
 }
 
 // auditTrailSize is how many of an object's newest entries its page shows.

@@ -76,7 +76,8 @@ func (a *admin) createClient(c *fiber.Ctx) error {
 	return a.redirectWithFlash(c, "/admin/clients/"+strconv.FormatInt(cl.ID, 10), "Added the client "+cl.Name+". Issue it a key below.")
 }
 
-// showClient is a client's page: its keys, its recent orders, and a form to issue it a key.
+// showClient is a client's page: its keys, its recent orders, its webhook endpoints, and a form
+// to issue it a key.
 func (a *admin) showClient(c *fiber.Ctx) error { return a.renderClient(c, newKeyForm()) }
 
 func (a *admin) renderClient(c *fiber.Ctx, form views.KeyForm) error {
@@ -122,6 +123,11 @@ func (a *admin) renderClient(c *fiber.Ctx, form views.KeyForm) error {
 	for i := range orders {
 		d.Orders[i] = orderRow(&orders[i], names[orders[i].PetID])
 	}
+	endpoints, err := a.clientWebhooks(c, id)
+	if err != nil {
+		return err
+	}
+	d.Webhooks = views.ClientWebhooks(endpoints)
 	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectClient, id); err != nil {
 		return err
 	}

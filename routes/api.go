@@ -18,7 +18,9 @@ package routes
 //	@tag.description			Animals of the catalogue and their categories.
 //	@tag.name					store
 //	@tag.description			Orders of the store: placing an order reserves its animal.
-//	@x-tagGroups				[{"name":"Pets","tags":["animals"]},{"name":"Store","tags":["store"]}]
+//	@tag.name					events
+//	@tag.description			Events of animals and orders, and the webhook endpoints they are delivered to.
+//	@x-tagGroups				[{"name":"Pets","tags":["animals"]},{"name":"Store","tags":["store"]},{"name":"Events","tags":["events"]}]
 //
 //	@securityDefinitions.apikey	BearerAuth
 //	@in							header

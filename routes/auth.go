@@ -74,6 +74,27 @@ func need(scope models.Scope) fiber.Handler {
 	}
 }
 
+// needAny declares that an operation needs one of several scopes (listEvents: what a key may
+// read of the events depends on which it has). A key with none is answered 403 naming them all.
+func needAny(scopes ...models.Scope) fiber.Handler {
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = string(sc)
+	}
+	challenge := challengeScope(models.Scope(strings.Join(names, " ")))
+	message := "this operation needs one of the scopes " + strings.Join(names, ", ") + ", and the API key has none of them"
+	return func(c *fiber.Ctx) error {
+		have := callerScopes(c)
+		for _, sc := range scopes {
+			if have.Has(sc) {
+				return c.Next()
+			}
+		}
+		c.Set(fiber.HeaderWWWAuthenticate, challenge)
+		return &models.Error{Code: models.EInsufficientScope, Message: message}
+	}
+}
+
 // bearerToken reads the key from an Authorization header; any other scheme counts as no key.
 func bearerToken(header string) (string, bool) {
 	const scheme = "bearer "

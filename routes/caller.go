@@ -35,3 +35,7 @@ func callerScopes(c *fiber.Ctx) models.ScopeSet { return callerOf(c).scopes }
 
 // callerOwner is whose orders the request sees: its key's client's own.
 func callerOwner(c *fiber.Ctx) models.Owner { return models.ClientOwner(callerOf(c).clientID) }
+
+// callerClientID is the client of the API key that sent the request: whose webhook endpoints it
+// manages.
+func callerClientID(c *fiber.Ctx) int64 { return callerOf(c).clientID }

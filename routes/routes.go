@@ -57,6 +57,10 @@ type Deps struct {
 	AdminCategories *models.CategoryStore
 	// Audit reads the audit log, from the primary too.
 	Audit *models.AuditStore
+	// Events and Webhooks serve the events and the webhook endpoints, from the primary: a client
+	// reads what it just changed.
+	Events   *models.EventStore
+	Webhooks *models.WebhookStore
 	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
 	CORSOrigins []string
 	// PublicURL is where clients reach the service, without /v1: the absolute URLs of Link and
@@ -128,6 +132,13 @@ func Register(app *fiber.App, d Deps) {
 	v1.Post("/store/orders", need(models.ScopeOrdersWrite), idem, createOrder(d.Orders, base))
 	v1.Get("/store/orders/:orderId", need(models.ScopeOrdersRead), getOrder(d.Orders))
 	v1.Post("/store/orders/:orderId/cancel", need(models.ScopeOrdersWrite), cancelOrder(d.Orders))
+	v1.Get("/events", needAny(models.ScopePetsRead, models.ScopeOrdersRead), listEvents(d.Events, base))
+	v1.Get("/webhook-endpoints", need(models.ScopeWebhooks), listWebhookEndpoints(d.Webhooks))
+	v1.Post("/webhook-endpoints", need(models.ScopeWebhooks), createWebhookEndpoint(d.Webhooks, base))
+	v1.Get("/webhook-endpoints/:endpointId", need(models.ScopeWebhooks), getWebhookEndpoint(d.Webhooks))
+	v1.Patch("/webhook-endpoints/:endpointId", need(models.ScopeWebhooks), updateWebhookEndpoint(d.Webhooks))
+	v1.Delete("/webhook-endpoints/:endpointId", need(models.ScopeWebhooks), deleteWebhookEndpoint(d.Webhooks))
+	v1.Post("/webhook-endpoints/:endpointId/rotate-secret", need(models.ScopeWebhooks), rotateWebhookSecret(d.Webhooks))
 
 	app.Get("/static/:file", serveStatic)
 
@@ -174,6 +185,10 @@ func Register(app *fiber.App, d Deps) {
 	adm.Post("/clients", staff, requireAdmin, a.createClient)
 	adm.Get("/clients/:id", staff, requireAdmin, a.showClient)
 	adm.Post("/clients/:id/keys", staff, requireAdmin, a.createClientKey)
+	adm.Get("/clients/:id/endpoints/:endpoint", staff, requireAdmin, a.showEndpoint)
+	adm.Post("/clients/:id/endpoints/:endpoint/enable", staff, requireAdmin, a.enableEndpoint)
+	adm.Post("/clients/:id/endpoints/:endpoint/resend", staff, requireAdmin, a.resendEvent)
+	adm.Get("/webhook-endpoints/:endpoint", staff, requireAdmin, a.endpointByID)
 	adm.Get("/staff", staff, requireAdmin, a.listStaff)
 	adm.Post("/staff", staff, requireAdmin, a.createStaff)
 	adm.Get("/staff/:id", staff, requireAdmin, a.showStaff)

@@ -52,11 +52,19 @@ type Server struct {
 type Option func(*options)
 
 type options struct {
-	clock     *testenv.Clock
-	log       *slog.Logger
-	accessLog routes.AccessLog
-	routes    func(*fiber.App)
+	clock      *testenv.Clock
+	log        *slog.Logger
+	accessLog  routes.AccessLog
+	routes     func(*fiber.App)
+	deliveries bool
 }
+
+// WithDeliveries makes the server deliver webhooks too, as serve does, polling its queue every
+// DeliveryPoll so tests wait little.
+func WithDeliveries() Option { return func(o *options) { o.deliveries = true } }
+
+// DeliveryPoll is how often a test server's idle workers look for deliveries.
+const DeliveryPoll = 50 * time.Millisecond
 
 // WithClock makes c the service's clock (rate-limit windows, bans, key expiry and cache).
 func WithClock(c *testenv.Clock) Option { return func(o *options) { o.clock = c } }
@@ -106,6 +114,13 @@ func New(tb testing.TB, cfg app.Config, opts ...Option) *Server {
 	s.App = app.NewServer(cfg, log, db, serverOpts...)
 	if o.routes != nil {
 		o.routes(s.App)
+	}
+	if o.deliveries {
+		stop, err := app.StartDeliveries(context.Background(), cfg, log, db, app.DeliveryOptions{Now: now, Metrics: m, Poll: DeliveryPoll})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(stop)
 	}
 	s.URL = Listen(tb, s.App)
 	s.Metrics = m

@@ -32,8 +32,12 @@ var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 var stabilities = []string{"beta", "experimental"}
 
 // requiredScope is the extension that names the scope an operation needs (`@x-required-scope`
-// on its handler, the same scope routes.go checks).
+// on its handler, the same scope routes.go checks), or the scopes of which it needs one,
+// separated by " or " (listEvents: "pets:read or orders:read").
 const requiredScope = "x-required-scope"
+
+// scopeAlternatives splits an x-required-scope into the scopes any of which will do.
+func scopeAlternatives(sc string) []string { return strings.Split(sc, " or ") }
 
 // convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
 func convert(swagger []byte, servers []apiservers.Server, facts serviceFacts) ([]byte, error) {
@@ -162,9 +166,24 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 			s.MaxLength = openapi3.Ptr(uint64(maxDateTime))
 		}
 	})
+	eachSchema(doc, func(_ schemaPlace, s *openapi3.Schema) { oneOfSchemas(s) })
 	addHeadOperations(doc)
 	describeScopes(doc)
 	return nil
+}
+
+// oneOfSchemas turns a property swag can only call an object (`swaggertype:"object"
+// extensions:"x-one-of=Pet|Order"`) into the oneOf of the named schemas it is.
+func oneOfSchemas(s *openapi3.Schema) {
+	names, ok := s.Extensions["x-one-of"].(string)
+	if !ok {
+		return
+	}
+	delete(s.Extensions, "x-one-of")
+	s.Type = nil
+	for _, name := range strings.Split(names, "|") {
+		s.OneOf = append(s.OneOf, openapi3.NewSchemaRef("#/components/schemas/"+name, nil))
+	}
 }
 
 // describeScopes says in each operation's description the scope it needs, as its
@@ -172,8 +191,14 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 func describeScopes(doc *openapi3.T) {
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
-			if sc, ok := op.Extensions[requiredScope].(string); ok {
+			sc, ok := op.Extensions[requiredScope].(string)
+			switch alts := scopeAlternatives(sc); {
+			case !ok:
+			case len(alts) == 1:
 				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds the scope `" + sc + "`: a key without it is answered 403 `insufficient_scope`.")
+			default:
+				op.Description = strings.TrimSpace(op.Description + "\n\nNeeds one of the scopes `" + strings.Join(alts, "`, `") +
+					"`: a key with none of them is answered 403 `insufficient_scope`.")
 			}
 		}
 	}
@@ -217,10 +242,19 @@ const headerIdempotencyKey = "Idempotency-Key"
 // 2006-01-02T15:04:05.999999999+07:00.
 const maxDateTime = 35
 
-// limitPages bounds the array a paginated operation answers with by its limit parameter's maximum.
+// limitPages bounds the array a paginated operation answers with by its limit parameter's maximum,
+// and that of a list that is not paginated by its @x-max-items.
 func limitPages(op *openapi3.Operation) {
+	var most uint64
 	limit := op.Parameters.GetByInAndName(openapi3.ParameterInQuery, "limit")
-	if limit == nil || limit.Schema == nil || limit.Schema.Value.Max == nil {
+	switch fixed, err := strconv.ParseUint(fmt.Sprint(op.Extensions["x-max-items"]), 10, 64); {
+	case limit != nil && limit.Schema != nil && limit.Schema.Value.Max != nil:
+		most = uint64(*limit.Schema.Value.Max)
+	case err == nil:
+		// A list that is not paginated says how long it can be: @x-max-items 10.
+		most = fixed
+		delete(op.Extensions, "x-max-items")
+	default:
 		return
 	}
 	for status, res := range op.Responses.Map() {
@@ -229,7 +263,7 @@ func limitPages(op *openapi3.Operation) {
 		}
 		for _, mt := range res.Value.Content {
 			if mt.Schema != nil && mt.Schema.Value != nil && mt.Schema.Value.Type.Is(openapi3.TypeArray) {
-				mt.Schema.Value.MaxItems = openapi3.Ptr(uint64(*limit.Schema.Value.Max))
+				mt.Schema.Value.MaxItems = openapi3.Ptr(most)
 			}
 		}
 	}
@@ -445,8 +479,12 @@ func check(doc *openapi3.T) error {
 			if s, ok := op.Extensions["x-stability"]; ok && !slices.Contains(stabilities, fmt.Sprint(s)) {
 				fail("x-stability %v: want one of %v", s, stabilities)
 			}
-			if sc, ok := op.Extensions[requiredScope].(string); !ok || !slices.Contains(models.Scopes, models.Scope(sc)) {
-				fail("%s %v: want @%s naming one of %v, the scope routes.go checks", requiredScope, op.Extensions[requiredScope], requiredScope, models.Scopes)
+			sc, ok := op.Extensions[requiredScope].(string)
+			for _, alt := range scopeAlternatives(sc) {
+				if !ok || !slices.Contains(models.Scopes, models.Scope(alt)) {
+					fail("%s %v: want @%s naming one of %v (or several, separated by \" or \"), the scope routes.go checks", requiredScope, op.Extensions[requiredScope], requiredScope, models.Scopes)
+					break
+				}
 			}
 			if sec := op.Security; sec == nil || len(*sec) != 1 || (*sec)[0][securityScheme] == nil {
 				fail("security must be @Security %s", securityScheme)

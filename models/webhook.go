@@ -1,0 +1,381 @@
+package models
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// Limits of webhook endpoints (DECISIONS.md, "Events and webhooks").
+const (
+	MaxEndpointsPerClient        = 10
+	MaxEndpointURLLength         = 2048
+	MaxEndpointDescriptionLength = 200
+	// SecretOverlap is how long a rotated-out secret keeps signing beside the new one.
+	SecretOverlap = 24 * time.Hour
+	// FailingEndpointDisabledAfter is how long an endpoint's deliveries may all fail before it is
+	// disabled.
+	FailingEndpointDisabledAfter = 5 * 24 * time.Hour
+)
+
+// Why an endpoint is disabled: by its client (PATCH), or by the deliveries, after five days of
+// failures.
+const (
+	DisabledByClient  = "requested"
+	DisabledByFailing = "failing"
+)
+
+// ActorDeliveries names the deliveries in the audit log: they disable an endpoint that keeps
+// failing.
+const ActorDeliveries = "deliveries"
+
+// WebhookEndpoint is a URL a client has the service send events to, as stored. Deleting one
+// keeps its row (DeletedAt), so staff still see its attempts.
+type WebhookEndpoint struct {
+	ID          int64    `gorm:"primaryKey"`
+	ClientID    int64    `gorm:"not null;index"`
+	URL         string   `gorm:"size:2048;not null"`
+	Description string   `gorm:"size:800;not null;default:''"`
+	Events      EventSet `gorm:"not null"`
+	// Secret signs every delivery; PreviousSecret too, until PreviousSecretUntil, after a
+	// rotation. Both are kept in the clear: signing needs them.
+	Secret              string `gorm:"size:100;not null"`
+	PreviousSecret      string `gorm:"size:100;not null;default:''"`
+	PreviousSecretUntil *time.Time
+	DisabledAt          *time.Time
+	DisabledReason      string `gorm:"size:16;not null;default:''"`
+	// FailingSince is when the first of the deliveries that have all failed since failed; nil
+	// after a success.
+	FailingSince *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	DeletedAt    gorm.DeletedAt `gorm:"index"`
+}
+
+// Disabled reports whether deliveries to the endpoint are stopped.
+func (e *WebhookEndpoint) Disabled() bool { return e.DisabledAt != nil }
+
+// Secrets are the secrets that sign a delivery at now: the current one, and the one it replaced
+// within SecretOverlap of the rotation.
+func (e *WebhookEndpoint) Secrets(now time.Time) []string {
+	if e.PreviousSecret != "" && e.PreviousSecretUntil != nil && now.Before(*e.PreviousSecretUntil) {
+		return []string{e.Secret, e.PreviousSecret}
+	}
+	return []string{e.Secret}
+}
+
+// auditFields are what the audit log keeps of an endpoint: never its secrets, only until when a
+// rotated-out one signs (which each rotation changes).
+func (e *WebhookEndpoint) auditFields() Fields {
+	types := e.Events.List()
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	return Fields{"clientId": e.ClientID, "url": e.URL, "description": e.Description,
+		"events": strings.Join(names, " "), "disabled": e.Disabled(), "previousSecretUntil": e.PreviousSecretUntil}
+}
+
+func (e *WebhookEndpoint) auditName() string { return e.URL }
+
+// NewWebhookEndpoint is what a client gives to add an endpoint. Nil means the field was not given.
+type NewWebhookEndpoint struct {
+	URL         *string
+	Events      []string
+	Description *string
+}
+
+// WebhookEndpointPatch changes some of an endpoint's fields; nil leaves a field as it is.
+type WebhookEndpointPatch struct {
+	URL      *string
+	Events   *[]string
+	Disabled *bool
+}
+
+// URLCheck refuses an endpoint URL the deliveries must not be sent to (see models/webhooks):
+// with a validation error naming url.
+type URLCheck func(ctx context.Context, rawURL string) error
+
+// WebhookOptions are what a WebhookStore needs besides the database.
+type WebhookOptions struct {
+	// Check checks a URL at registration.
+	Check URLCheck
+	// NewSecret makes a signing secret.
+	NewSecret func() (string, error)
+	// Now is the service's clock: when a rotated-out secret stops signing.
+	Now func() time.Time
+}
+
+// WebhookStore keeps webhook endpoints and their delivery attempts.
+type WebhookStore struct {
+	db  *gorm.DB
+	opt WebhookOptions
+}
+
+// NewWebhookStore returns a store on db.
+func NewWebhookStore(db *gorm.DB, opt WebhookOptions) *WebhookStore {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &WebhookStore{db: db, opt: opt}
+}
+
+func validEndpointURL(raw string) *Error {
+	switch u, err := url.Parse(raw); {
+	case raw == "":
+		return FieldError("url", "must not be empty")
+	case len(raw) > MaxEndpointURLLength:
+		return FieldError("url", "must be at most %d characters, got %d", MaxEndpointURLLength, len(raw))
+	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+		return FieldError("url", "must be an absolute URL such as https://example.com/webhooks, got %s", strconv.Quote(raw))
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return FieldError("url", "must not have a fragment (#...)")
+	case u.User != nil:
+		return FieldError("url", "must not carry a user name or password; authenticate deliveries by their signature")
+	}
+	return nil
+}
+
+func validEvents(names []string) (EventSet, *Error) {
+	if len(names) == 0 {
+		return 0, FieldError("events", "must name at least one event type")
+	}
+	var set EventSet
+	for _, n := range names {
+		t, err := ParseEventType("events", n)
+		if err != nil {
+			return 0, err.(*Error)
+		}
+		if set.Has(t) {
+			return 0, FieldError("events", "names %s twice", strconv.Quote(n))
+		}
+		set |= eventBit(t)
+	}
+	return set, nil
+}
+
+func validDescription(s string) (string, *Error) {
+	s = strings.TrimSpace(s)
+	switch n := utf8.RuneCountInString(s); {
+	case !utf8.ValidString(s):
+		return "", FieldError("description", "must be valid UTF-8")
+	case n > MaxEndpointDescriptionLength:
+		return "", FieldError("description", "must be at most %d characters, got %d", MaxEndpointDescriptionLength, n)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0 || strings.IndexFunc(s, isFormat) >= 0:
+		return "", FieldError("description", "must not contain control or invisible format characters")
+	}
+	return s, nil
+}
+
+// Validate checks every field and returns the endpoint to store (without its secret).
+func (n NewWebhookEndpoint) Validate() (WebhookEndpoint, error) {
+	var e WebhookEndpoint
+	var errs fieldErrors
+	if n.URL == nil {
+		errs.add(FieldError("url", "is required"))
+	} else if err := validEndpointURL(*n.URL); err != nil {
+		errs.add(err)
+	} else {
+		e.URL = *n.URL
+	}
+	if n.Events == nil {
+		errs.add(FieldError("events", "is required"))
+	} else {
+		set, err := validEvents(n.Events)
+		errs.add(err)
+		e.Events = set
+	}
+	if n.Description != nil {
+		d, err := validDescription(*n.Description)
+		errs.add(err)
+		e.Description = d
+	}
+	return e, errs.err()
+}
+
+// Create validates and adds an endpoint for a client, with a new secret (returned once, in the
+// endpoint). A client has at most MaxEndpointsPerClient.
+func (s *WebhookStore) Create(ctx context.Context, clientID int64, n NewWebhookEndpoint, actor string) (*WebhookEndpoint, error) {
+	e, err := n.Validate()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.opt.Check(ctx, e.URL); err != nil {
+		return nil, err
+	}
+	if e.Secret, err = s.opt.NewSecret(); err != nil {
+		return nil, err
+	}
+	e.ClientID = clientID
+	err = s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
+		// The client's row is the lock that keeps two creations from both taking the tenth place.
+		var c Client
+		if err := tx.Clauses(forUpdate).Take(&c, clientID).Error; err != nil {
+			return storeError(err, "client "+strconv.FormatInt(clientID, 10)+" not found")
+		}
+		var n int64
+		if err := tx.Model(&WebhookEndpoint{}).Where("client_id = ?", clientID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= MaxEndpointsPerClient {
+			return &Error{Code: EValidation, Field: "url", Message: "a client has at most " +
+				strconv.Itoa(MaxEndpointsPerClient) + " webhook endpoints; delete one before adding another"}
+		}
+		if err := tx.Create(&e).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectWebhookEndpoint, ID: e.ID, Name: e.auditName(), Action: AuditCreate, After: e.auditFields()})
+	})
+	if err != nil {
+		return nil, storeError(err, "")
+	}
+	return &e, nil
+}
+
+func endpointNotFound(id int64) string {
+	return "webhook endpoint " + strconv.FormatInt(id, 10) + " not found"
+}
+
+// List returns a client's endpoints in id order (at most MaxEndpointsPerClient).
+func (s *WebhookStore) List(ctx context.Context, clientID int64) ([]WebhookEndpoint, error) {
+	var out []WebhookEndpoint
+	err := s.db.WithContext(ctx).Where("client_id = ?", clientID).Order("id").Find(&out).Error
+	return out, storeError(err, "")
+}
+
+// Get returns one of a client's endpoints; another client's is not found.
+func (s *WebhookStore) Get(ctx context.Context, clientID, id int64) (*WebhookEndpoint, error) {
+	var e WebhookEndpoint
+	err := s.db.WithContext(ctx).Where("client_id = ?", clientID).Take(&e, id).Error
+	return &e, storeError(err, endpointNotFound(id))
+}
+
+// GetAny returns an endpoint, deleted or not (for staff and the deliveries).
+func (s *WebhookStore) GetAny(ctx context.Context, id int64) (*WebhookEndpoint, error) {
+	var e WebhookEndpoint
+	err := s.db.WithContext(ctx).Unscoped().Take(&e, id).Error
+	return &e, storeError(err, endpointNotFound(id))
+}
+
+// ForClient returns every endpoint of a client for staff, deleted ones last.
+func (s *WebhookStore) ForClient(ctx context.Context, clientID int64) ([]WebhookEndpoint, error) {
+	var out []WebhookEndpoint
+	err := s.db.WithContext(ctx).Unscoped().Where("client_id = ?", clientID).
+		Order("CASE WHEN deleted_at IS NULL THEN 0 ELSE 1 END, id").Find(&out).Error
+	return out, storeError(err, "")
+}
+
+// change applies fn to one of a client's endpoints (clientID 0: any endpoint, for staff and the
+// deliveries) in a transaction that locks it, and records the change in the audit log as action.
+func (s *WebhookStore) change(ctx context.Context, clientID, id int64, action, actor string, fn func(tx *gorm.DB, e *WebhookEndpoint) error) (*WebhookEndpoint, error) {
+	var e WebhookEndpoint
+	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
+		q := tx.Clauses(forUpdate)
+		if clientID != 0 {
+			q = q.Where("client_id = ?", clientID)
+		}
+		if err := q.Take(&e, id).Error; err != nil {
+			return storeError(err, endpointNotFound(id))
+		}
+		before := e.auditFields()
+		if err := fn(tx, &e); err != nil {
+			return err
+		}
+		e.UpdatedAt = tx.NowFunc()
+		if err := tx.Select("*").Omit("created_at").Save(&e).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectWebhookEndpoint, ID: e.ID, Name: e.auditName(), Action: action, Before: before, After: e.auditFields()})
+	})
+	if err != nil {
+		return nil, storeError(err, "")
+	}
+	return &e, nil
+}
+
+// Update changes what the patch gives of one of a client's endpoints. A new URL is checked as at
+// creation; enabling an endpoint forgets its failures.
+func (s *WebhookStore) Update(ctx context.Context, clientID, id int64, p WebhookEndpointPatch, actor string) (*WebhookEndpoint, error) {
+	var errs fieldErrors
+	if p.URL != nil {
+		errs.add(validEndpointURL(*p.URL))
+	}
+	var set EventSet
+	if p.Events != nil {
+		var err *Error
+		set, err = validEvents(*p.Events)
+		errs.add(err)
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	if p.URL != nil {
+		if err := s.opt.Check(ctx, *p.URL); err != nil {
+			return nil, err
+		}
+	}
+	return s.change(ctx, clientID, id, AuditUpdate, actor, func(_ *gorm.DB, e *WebhookEndpoint) error {
+		if p.URL != nil {
+			e.URL = *p.URL
+		}
+		if p.Events != nil {
+			e.Events = set
+		}
+		if p.Disabled != nil {
+			s.setDisabled(e, *p.Disabled, DisabledByClient)
+		}
+		return nil
+	})
+}
+
+func (s *WebhookStore) setDisabled(e *WebhookEndpoint, disabled bool, reason string) {
+	switch {
+	case disabled && e.DisabledAt == nil:
+		now := s.opt.Now().UTC()
+		e.DisabledAt, e.DisabledReason = &now, reason
+	case !disabled:
+		e.DisabledAt, e.DisabledReason, e.FailingSince = nil, "", nil
+	}
+}
+
+// Enable re-enables a disabled endpoint, as staff do; its failures are forgotten.
+func (s *WebhookStore) Enable(ctx context.Context, id int64, actor string) (*WebhookEndpoint, error) {
+	return s.change(ctx, 0, id, AuditEnable, actor, func(_ *gorm.DB, e *WebhookEndpoint) error {
+		s.setDisabled(e, false, "")
+		return nil
+	})
+}
+
+// RotateSecret gives one of a client's endpoints a new secret (returned in the endpoint); the old
+// one keeps signing beside it for SecretOverlap.
+func (s *WebhookStore) RotateSecret(ctx context.Context, clientID, id int64, actor string) (*WebhookEndpoint, error) {
+	secret, err := s.opt.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	return s.change(ctx, clientID, id, AuditRotateSecret, actor, func(_ *gorm.DB, e *WebhookEndpoint) error {
+		until := s.opt.Now().UTC().Add(SecretOverlap)
+		e.PreviousSecret, e.PreviousSecretUntil, e.Secret = e.Secret, &until, secret
+		return nil
+	})
+}
+
+// Delete deletes one of a client's endpoints: no delivery is made to it any more.
+func (s *WebhookStore) Delete(ctx context.Context, clientID, id int64, actor string) error {
+	return storeError(s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
+		var e WebhookEndpoint
+		if err := tx.Clauses(forUpdate).Where("client_id = ?", clientID).Take(&e, id).Error; err != nil {
+			return storeError(err, endpointNotFound(id))
+		}
+		if err := tx.Delete(&e).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectWebhookEndpoint, ID: e.ID, Name: e.auditName(), Action: AuditDelete, Before: e.auditFields()})
+	}), "")
+}

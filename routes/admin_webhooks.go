@@ -1,0 +1,139 @@
+package routes
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
+)
+
+// endpointAttemptsShown is how many of an endpoint's most recent attempts its page shows.
+const endpointAttemptsShown = 50
+
+func endpointRow(e *models.WebhookEndpoint) views.EndpointRow {
+	r := views.EndpointRow{ID: e.ID, ClientID: e.ClientID, URL: e.URL, Description: e.Description, State: "active",
+		FailingSince: e.FailingSince, CreatedAt: e.CreatedAt}
+	for _, t := range e.Events.List() {
+		r.Events = append(r.Events, string(t))
+	}
+	switch {
+	case e.DeletedAt.Valid:
+		r.State = "deleted"
+	case e.Disabled():
+		r.State = "disabled"
+		r.DisabledWhy = map[string]string{models.DisabledByClient: "by the client",
+			models.DisabledByFailing: "after 5 days of failed deliveries"}[e.DisabledReason]
+	}
+	return r
+}
+
+// clientWebhooks is the webhook endpoints section of a client's page.
+func (a *admin) clientWebhooks(c *fiber.Ctx, clientID int64) ([]views.EndpointRow, error) {
+	list, err := a.webhooks.ForClient(c.UserContext(), clientID)
+	rows := make([]views.EndpointRow, len(list))
+	for i := range list {
+		rows[i] = endpointRow(&list[i])
+	}
+	return rows, err
+}
+
+// clientEndpoint reads the endpoint of the path, which must be the path's client's.
+func (a *admin) clientEndpoint(c *fiber.Ctx) (*models.Client, *models.WebhookEndpoint, error) {
+	clientID, err := pathID(c, "id")
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := pathID(c, "endpoint")
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := a.clients.Get(c.UserContext(), clientID)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := a.webhooks.GetAny(c.UserContext(), id)
+	if err == nil && e.ClientID != clientID {
+		err = &models.Error{Code: models.ENotFound, Message: "webhook endpoint " + strconv.FormatInt(id, 10) + " is not this client's"}
+	}
+	return cl, e, err
+}
+
+// showEndpoint is a webhook endpoint's page: its recent attempts, each event's resending, and
+// enabling it again.
+func (a *admin) showEndpoint(c *fiber.Ctx) error {
+	cl, e, err := a.clientEndpoint(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	attempts, err := a.webhooks.Attempts(ctx, e.ID, endpointAttemptsShown)
+	if err != nil {
+		return err
+	}
+	d := views.EndpointDetailProps{ClientName: cl.Name, Endpoint: endpointRow(e), Attempts: make([]views.AttemptRow, len(attempts))}
+	for i, at := range attempts {
+		ev := models.Event{ID: at.EventID}
+		d.Attempts[i] = views.AttemptRow{At: at.At, EventID: at.EventID, EventType: string(at.EventType), Attempt: at.Attempt,
+			StatusCode: at.StatusCode, Duration: at.Duration, Error: at.Error, Outcome: at.Outcome}
+		if full, err := a.events.Get(ctx, at.EventID); err == nil {
+			ev = *full
+		}
+		d.Attempts[i].EventName = ev.PublicID()
+	}
+	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectWebhookEndpoint, e.ID); err != nil {
+		return err
+	}
+	return render(c, views.EndpointDetail(page(c, "Webhook endpoint", views.SectionClients), d))
+}
+
+// enableEndpoint enables a disabled endpoint again: deliveries of new events resume.
+func (a *admin) enableEndpoint(c *fiber.Ctx) error {
+	_, e, err := a.clientEndpoint(c)
+	if err != nil {
+		return err
+	}
+	if e.DeletedAt.Valid {
+		return models.Errorf(models.EConflict, "the client deleted this endpoint; it cannot be enabled")
+	}
+	if _, err := a.webhooks.Enable(c.UserContext(), e.ID, models.ActorOf(c.UserContext())); err != nil {
+		return err
+	}
+	return a.redirectWithFlash(c, endpointAdminPath(e), "Enabled the endpoint: new events are delivered to it again.")
+}
+
+// resendEvent delivers one event to the endpoint once more, as a new delivery with retries.
+func (a *admin) resendEvent(c *fiber.Ctx) error {
+	_, e, err := a.clientEndpoint(c)
+	if err != nil {
+		return err
+	}
+	eventID, err := parseID("event", c.FormValue("event"))
+	if err != nil {
+		return err
+	}
+	if e.DeletedAt.Valid {
+		return models.Errorf(models.EConflict, "the client deleted this endpoint; nothing is delivered to it")
+	}
+	if err := a.webhooks.Resend(c.UserContext(), eventID, e.ID); err != nil {
+		return err
+	}
+	return a.redirectWithFlash(c, endpointAdminPath(e), "Queued the event for delivery again.")
+}
+
+func endpointAdminPath(e *models.WebhookEndpoint) string {
+	return "/admin/clients/" + strconv.FormatInt(e.ClientID, 10) + "/endpoints/" + strconv.FormatInt(e.ID, 10)
+}
+
+// endpointByID leads from an endpoint's id (the audit log's link) to its page under its client.
+func (a *admin) endpointByID(c *fiber.Ctx) error {
+	id, err := pathID(c, "endpoint")
+	if err != nil {
+		return err
+	}
+	e, err := a.webhooks.GetAny(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(endpointAdminPath(e), fiber.StatusSeeOther)
+}
