@@ -147,7 +147,7 @@ func run(addr string, req []byte, head bool, conns int, d time.Duration) result 
 				t.latencies = append(t.latencies, time.Since(t0))
 				t.read += int64(n)
 				if err != nil {
-					c.Close()
+					_ = c.Close()
 					c = nil
 					if err != errClosed {
 						t.errors, t.lastErr = t.errors+1, err
@@ -159,7 +159,7 @@ func run(addr string, req []byte, head bool, conns int, d time.Duration) result 
 				}
 			}
 			if c != nil {
-				c.Close()
+				_ = c.Close()
 			}
 		}(&tallies[i])
 	}
@@ -193,7 +193,7 @@ func dial(addr string, deadline time.Time) (*conn, error) {
 	// One deadline for the connection's whole life instead of one per request: nothing may
 	// hang the run, and no timer is set per request.
 	if err := c.SetDeadline(deadline.Add(30 * time.Second)); err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	return &conn{Conn: c, buf: make([]byte, 64<<10)}, nil
