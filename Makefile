@@ -90,13 +90,17 @@ bench:
 
 # The browser tests' screenshots of the admin and documentation pages (phone, desktop, dark), kept
 # in out/screenshots/<test>/ (out/ is ignored by git); a run takes a few minutes and needs what
-# the tests need (PostgreSQL, Redis, Chromium).
+# the tests need (PostgreSQL, Redis, Chromium). go test -artifacts names each test's folder only
+# in its -v output ("=== ARTIFACTS <test> <folder>"), so the copy reads them from there.
 screenshots:
-	rm -rf out/_artifacts out/screenshots
-	$(GO) test -count=1 -run 'Browser|SwaggerUI|Redoc' -artifacts -outputdir out ./app/
-	@cd out/_artifacts && find . -name '*.png' | while read -r png; do \
-	  test=$$(basename "$$(dirname "$$(dirname "$$png")")"); \
-	  mkdir -p "../screenshots/$$test" && cp "$$png" "../screenshots/$$test/"; \
+	rm -rf out/_artifacts out/screenshots out/screenshots.log
+	mkdir -p out
+	$(GO) test -v -count=1 -run 'Browser|SwaggerUI|Redoc' -artifacts -outputdir out ./app/ > out/screenshots.log 2>&1 \
+	  || { tail -n 50 out/screenshots.log; echo "make screenshots: the browser tests failed; all of it in out/screenshots.log"; exit 1; }
+	@grep '^=== ARTIFACTS ' out/screenshots.log | while read -r _ _ test dir; do \
+	  for png in "$$dir"/*.png; do \
+	    [ -e "$$png" ] || continue; mkdir -p "out/screenshots/$$test" && cp "$$png" "out/screenshots/$$test/"; \
+	  done; \
 	done
 	rm -rf out/_artifacts
-	@echo "screenshots: $$(find out/screenshots -name '*.png' | wc -l) in out/screenshots/"
+	@echo "screenshots: $$(find out/screenshots -name '*.png' | wc -l) in out/screenshots/<test>/"
