@@ -35,6 +35,13 @@ func quickStartEnv(extra ...string) []string {
 // free port given through PETSTORE_ADDR, which the requests' "localhost:8080" is changed to.
 // Every curl must answer 2xx.
 func TestTheQuickStartWorksAsWritten(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("curl is required under CI (apt-get install curl) and was not found")
+		}
+		t.Skip("curl not found: the README's Quick start is not run")
+	}
 	blocks := readMarkdown(t, filepath.Join(repoRoot, "README.md")).sectionBlocks("Quick start", "sh")
 	if len(blocks) < 2 {
 		t.Fatalf("README.md's Quick start has %d sh blocks; want the one that builds and starts the service, then requests", len(blocks))
@@ -192,6 +199,7 @@ func sameButVolatile(s string) string {
 // output) are run with the real binary on a new embedded database, and each command must print
 // what the README shows, but for the keys and times that change on every run.
 func TestTheREADMEsCommandLineSessionsPrintWhatTheBinaryPrints(t *testing.T) {
+	t.Parallel()
 	sessions := readMarkdown(t, filepath.Join(repoRoot, "README.md")).blocks("console")
 	if len(sessions) == 0 {
 		t.Fatal("README.md has no console block")
@@ -254,6 +262,7 @@ var decisionsPage = regexp.MustCompile(`DECISIONS` + `\.md`)
 // The repository stands on its own: no file in it (committed, or new and not ignored) sends a
 // reader to a file outside it.
 func TestNoFileNamesAPathOutsideTheRepository(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("git", "-C", repoRoot, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatalf("git ls-files: %v", err)
@@ -295,6 +304,7 @@ func TestNoFileNamesAPathOutsideTheRepository(t *testing.T) {
 // Every relative link in the Markdown documents points at a file of the repository, and at one
 // of its headings when it names one.
 func TestEveryRelativeLinkInTheDocumentsResolves(t *testing.T) {
+	t.Parallel()
 	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
