@@ -1,9 +1,10 @@
-# The README's two commands are `go run .` (serve) and `make test` (the whole suite).
+# The README's Quick start builds with `go build -o petstore .` (`make build` is the same build,
+# static, stripped and stamped with its version); `make test` runs the whole suite.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/petstore/petstore/app.Version=$(VERSION)
 
-.PHONY: build test generate check-generated lint fuzz api-compat
+.PHONY: build test generate check-generated lint fuzz api-compat screenshots
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o petstore .
@@ -28,8 +29,19 @@ generate:
 	$(GO) run ./tools/openapigen -dir docs
 	$(TOOLS) oapi-codegen -generate types,client -package apiclient -o app/apptest/apiclient/apiclient.gen.go docs/openapi.json
 
+# What make generate writes, and all that check-generated compares: any other file, changed or
+# new (an untracked out/, a README being edited), is none of its business.
+GENERATED := ':(glob)views/**/*_templ.go' docs/swagger.json docs/openapi.json docs/docs.go app/apptest/apiclient
+
+# Fails when regenerating changes a committed generated file or makes one git does not track.
+# It only reads the index: no intent-to-add entries, no refresh.
 check-generated: generate
-	@git add -N . && git diff --exit-code --stat || { echo "generated files are stale: run 'make generate' and commit"; exit 1; }
+	@stale=$$(git --no-optional-locks diff --name-only -- $(GENERATED); \
+	          git --no-optional-locks ls-files --others --exclude-standard -- $(GENERATED)); \
+	if [ -n "$$stale" ]; then \
+	  echo "generated files are stale: run 'make generate' and commit them:"; echo "$$stale"; \
+	  git --no-optional-locks --no-pager diff --stat -- $(GENERATED); exit 1; \
+	fi
 
 # gosec reads the service's code, not its tests nor generated code; a finding is fixed, or
 # justified where it stands with `// #nosec G… -- reason`.
@@ -75,3 +87,20 @@ image-standin:
 .PHONY: bench
 bench:
 	bash bench/run.sh
+
+# The browser tests' screenshots of the admin and documentation pages (phone, desktop, dark), kept
+# in out/screenshots/<test>/ (out/ is ignored by git); a run takes a few minutes and needs what
+# the tests need (PostgreSQL, Redis, Chromium). go test -artifacts names each test's folder only
+# in its -v output ("=== ARTIFACTS <test> <folder>"), so the copy reads them from there.
+screenshots:
+	rm -rf out/_artifacts out/screenshots out/screenshots.log
+	mkdir -p out
+	$(GO) test -v -count=1 -run 'Browser|SwaggerUI|Redoc' -artifacts -outputdir out ./app/ > out/screenshots.log 2>&1 \
+	  || { tail -n 50 out/screenshots.log; echo "make screenshots: the browser tests failed; all of it in out/screenshots.log"; exit 1; }
+	@grep '^=== ARTIFACTS ' out/screenshots.log | while read -r _ _ test dir; do \
+	  for png in "$$dir"/*.png; do \
+	    [ -e "$$png" ] || continue; mkdir -p "out/screenshots/$$test" && cp "$$png" "out/screenshots/$$test/"; \
+	  done; \
+	done
+	rm -rf out/_artifacts
+	@echo "screenshots: $$(find out/screenshots -name '*.png' | wc -l) in out/screenshots/<test>/"

@@ -28,6 +28,7 @@ require (
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/swaggo/files/v2 v2.0.2
 	github.com/valyala/fasthttp v1.51.0
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/crypto v0.57.0
 	gorm.io/driver/postgres v1.6.3
 	gorm.io/gorm v1.31.2
