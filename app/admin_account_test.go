@@ -44,7 +44,7 @@ func TestStaffChangeTheirOwnPasswordWithTheCurrentOne(t *testing.T) {
 			status      int
 			field, says string
 		}{
-			{"wrong current password", url.Values{"current": {"not my password"}, "password": {newPassword}, "repeat": {newPassword}}, 400, "current", "that is not your current password"},
+			{"wrong current password", url.Values{"current": {"not my password"}, "password": {newPassword}, "repeat": {newPassword}}, 400, "current", "That is not your current password."},
 			{"repeat differs", url.Values{"current": {staffPassword}, "password": {newPassword}, "repeat": {newPassword + "!"}}, 400, "repeat", "must be the same as the new password"},
 			{"too short", url.Values{"current": {staffPassword}, "password": {"short"}, "repeat": {"short"}}, 400, "password", "at least 12 characters"},
 			{"unchanged", url.Values{"current": {staffPassword}, "password": {staffPassword}, "repeat": {staffPassword}}, 400, "password", "must differ from your current password"},

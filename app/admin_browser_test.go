@@ -224,7 +224,7 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	if status := c.submit(`[data-testid="save-pet"]`); status != 400 {
 		t.Fatalf("an empty name answered %d", status)
 	}
-	if msg := c.text(`[data-testid="error-name"]`); msg != "must not be empty" {
+	if msg := c.text(`[data-testid="error-name"]`); msg != "Name must not be empty." {
 		t.Fatalf("error beside the name: %q", msg)
 	}
 	c.shot("05-pet-form-errors")
@@ -340,7 +340,7 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	if status := c.submit(`[data-testid="change-password-submit"]`); status != 400 {
 		t.Fatalf("a wrong current password answered %d", status)
 	}
-	if got := c.text(`[data-testid="error-current"]`); got != "that is not your current password" {
+	if got := c.text(`[data-testid="error-current"]`); got != "That is not your current password." {
 		t.Fatalf("beside the current password: %q", got)
 	}
 	c.shot("19-account-refused")

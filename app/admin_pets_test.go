@@ -118,7 +118,7 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 
 		p := b.Post(t, "/admin/pets", url.Values{"name": {"   "}, "categoryId": {""}, "status": {"available"}})
 		wantStatus(t, p, http.StatusBadRequest)
-		if p.Text("error-name") != "must not be empty" || p.Text("error-categoryId") != "is required" {
+		if p.Text("error-name") != "Name must not be empty." || p.Text("error-categoryId") != "Category is required." {
 			t.Fatalf("errors beside the fields: name %q, category %q", p.Text("error-name"), p.Text("error-categoryId"))
 		}
 		if p.Doc.Find("#name").AttrOr("aria-invalid", "") != "true" || p.Doc.Find("#name").AttrOr("aria-describedby", "") != "name-error" {

@@ -305,9 +305,9 @@ func Categories(p Page, c CategoriesProps) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var17 string
-						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(r.RenameError)
+						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(Sentence("Name", r.RenameError))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `categories.templ`, Line: 68, Col: 118}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `categories.templ`, Line: 68, Col: 136}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 						if templ_7745c5c3_Err != nil {

@@ -516,7 +516,7 @@ func ScopeFields(f KeyForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = fieldMessage("scopes", "scopes", "An operation outside the key's scopes answers 403.", f.Errors).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = fieldMessage("scopes", "scopes", "Scopes", "An operation outside the key's scopes answers 403.", f.Errors).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
