@@ -20,11 +20,11 @@ import (
 // and with a token that has nowhere to break.
 var longEndpointPath = "/hooks/petstore/v1/events/receiver-with-a-rather-long-path-segment?token=" + strings.Repeat("0123456789abcdef", 3)
 
-// TestEveryAdminPageKindFitsItsWindowAndPassesAxeInABrowser opens, with data as a store has it (the demo
-// seed; a client with a long name and no e-mail and a key with some scopes; a webhook endpoint
-// with a long URL and a failed delivery; a deleted pet), every page kind the workflow tests do
-// not reach, as an admin, as staff and signed out. shot fails on a page wider than its window at
-// a phone's or a desktop's width, and on any axe-core violation in either colour scheme.
+// The test opens, with data as a store has it (the demo seed; a client with a long name and no
+// e-mail and a key with some scopes; a webhook endpoint with a long URL and a failed delivery; a
+// deleted pet), every page kind the workflow tests do not reach, as an admin, as staff and
+// signed out. shot fails on a page wider than its window at a phone's or a desktop's width, and
+// on any axe-core violation in either colour scheme.
 func TestEveryAdminPageKindFitsItsWindowAndPassesAxeInABrowser(t *testing.T) {
 	s := apptest.New(t, webhookConfig(t, testenv.SQLite, time.Hour), apptest.WithDeliveries())
 	s.CreateStaff(t, "ada", adminPassword, models.RoleAdmin)
