@@ -188,4 +188,11 @@ func TestTheAuditLogWritesValuesForPeople(t *testing.T) {
 			t.Errorf("entry %d: %q with %q\nwant %q… with %q", i, got[i].object, got[i].changes, want.object, want.changes)
 		}
 	}
+	// One object's changes say whose they are, and lead to those of its kind.
+	keyID := strings.TrimPrefix(key.Location(), "/admin/keys/")
+	one := b.Get(t, "/admin/audit?object=api_key&id="+keyID)
+	if got := strings.Join(strings.Fields(one.Text("audit-one-object")), " "); got != "Only the changes of API key #"+keyID+". Show those of every API key" ||
+		one.TestID("audit-one-object").Find("a").AttrOr("href", "") != "/admin/audit?object=api_key" || len(auditEntries(one)) != 2 {
+		t.Errorf("one key's changes: %q, %d entries", got, len(auditEntries(one)))
+	}
 }
