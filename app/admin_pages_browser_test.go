@@ -20,12 +20,18 @@ import (
 // and with a token that has nowhere to break.
 var longEndpointPath = "/hooks/petstore/v1/events/receiver-with-a-rather-long-path-segment?token=" + strings.Repeat("0123456789abcdef", 3)
 
-// The test opens, with data as a store has it (the demo seed; a client with a long name and no
-// e-mail and a key with some scopes; a webhook endpoint with a long URL and a failed delivery; a
-// deleted pet), every page kind the workflow tests do not reach, as an admin, as staff and
-// signed out. shot fails on a page wider than its window at a phone's or a desktop's width, and
-// on any axe-core violation in either colour scheme.
-func TestEveryAdminPageKindFitsItsWindowAndPassesAxeInABrowser(t *testing.T) {
+// storePages is a server with data as a store has it: the demo seed; a client with a long name
+// and no e-mail, with a key that has some scopes; a webhook endpoint with a long URL and failed
+// deliveries; a deleted pet; and a pet held by a placed order.
+type storePages struct {
+	s          *apptest.Server
+	client     *models.Client
+	endpoint   endpoint
+	gone, held int64
+}
+
+func newStorePages(t *testing.T) *storePages {
+	t.Helper()
 	s := apptest.New(t, webhookConfig(t, testenv.SQLite, time.Hour), apptest.WithDeliveries())
 	s.CreateStaff(t, "ada", adminPassword, models.RoleAdmin)
 	s.CreateStaff(t, "sam", staffPassword, models.RoleStaff)
@@ -33,67 +39,94 @@ func TestEveryAdminPageKindFitsItsWindowAndPassesAxeInABrowser(t *testing.T) {
 	if _, err := models.Seed(ctx, s.DB, models.SeedOptions{Pets: 120, Orders: 60, Rand: rand.New(rand.NewPCG(17, 17))}); err != nil { // #nosec G404 -- demo data
 		t.Fatal(err)
 	}
-	client, err := models.NewClientStore(s.DB).Create(ctx, models.NewClient{Name: "A very long client name for an integrator that writes long names, Ltd."})
-	if err != nil {
+	p := &storePages{s: s}
+	var err error
+	if p.client, err = models.NewClientStore(s.DB).Create(ctx, models.NewClient{Name: "A very long client name for an integrator that writes long names, Ltd."}); err != nil {
 		t.Fatal(err)
 	}
-	s.CreateKey(t, models.NewAPIKey{Name: "Kennel sync job", ClientID: client.ID, Plan: "free", Scopes: []string{"pets:read", "orders:read"}})
+	s.CreateKey(t, models.NewAPIKey{Name: "Kennel sync job", ClientID: p.client.ID, Plan: "free", Scopes: []string{"pets:read", "orders:read"}})
 	r := apptest.NewReceiver(t)
 	r.Answer(func(string, int) int { return 503 })
-	ep := addEndpoint(t, s, r.URL+longEndpointPath, "pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled")
-	gone := createPetNamed(t, s, "Biscuit the Brave")
-	if res := deletePet(t, s, gone.ID); res.StatusCode != 204 {
-		t.Fatalf("delete pet %d: %d", gone.ID, res.StatusCode)
+	p.endpoint = addEndpoint(t, s, r.URL+longEndpointPath, "pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled")
+	p.gone = createPetNamed(t, s, "Biscuit the Brave").ID
+	if res := deletePet(t, s, p.gone); res.StatusCode != 204 {
+		t.Fatalf("delete pet %d: %d", p.gone, res.StatusCode)
 	}
 	r.Wait(t, 2, 20*time.Second)
-	var held int64
-	if err := s.DB.Model(&models.Order{}).Where("status = ?", models.OrderPlaced).Order("id").Limit(1).Pluck("pet_id", &held).Error; err != nil || held == 0 {
-		t.Fatalf("a pet held by a placed order: %d, %v", held, err)
+	if err := s.DB.Model(&models.Order{}).Where("status = ?", models.OrderPlaced).Order("id").Limit(1).Pluck("pet_id", &p.held).Error; err != nil || p.held == 0 {
+		t.Fatalf("a pet held by a placed order: %d, %v", p.held, err)
 	}
+	return p
+}
 
-	c := newChrome(t, s.URL)
-	login := func(username, password string) {
-		t.Helper()
-		c.open("/admin/login")
-		c.fill("#username", username)
-		c.fill("#password", password)
-		if status := c.submit(`[data-testid="login-form"] button[type="submit"]`); status != 200 {
-			t.Fatalf("login as %s: %d", username, status)
-		}
+// browse logs in to a new browser as username.
+func (p *storePages) browse(t *testing.T, username, password string) *chrome {
+	t.Helper()
+	c := newChrome(t, p.s.URL)
+	c.login(username, password)
+	return c
+}
+
+func (c *chrome) login(username, password string) {
+	c.t.Helper()
+	c.open("/admin/login")
+	c.fill("#username", username)
+	c.fill("#password", password)
+	if status := c.submit(`[data-testid="login-form"] button[type="submit"]`); status != 200 {
+		c.t.Fatalf("login as %s: %d", username, status)
 	}
-	pages := func(who string, paths ...string) {
-		t.Helper()
-		for i, path := range paths {
-			c.open(path)
-			c.shot(fmt.Sprintf("50-%s-%02d", who, i))
-		}
+}
+
+// shotEach opens each page and shoots it, as name-00, name-01, ...
+func (c *chrome) shotEach(name string, paths ...string) {
+	c.t.Helper()
+	for i, path := range paths {
+		c.open(path)
+		c.shot(fmt.Sprintf("%s-%02d", name, i))
 	}
-	login("ada", adminPassword)
-	pages("admin",
+}
+
+// These tests open every page kind the workflow tests do not reach, with a store's data, as an
+// admin, as staff and signed out. shot fails on a page wider than its window at a phone's or a
+// desktop's width, and on any axe-core violation in either colour scheme.
+
+func TestPetAndOrderPagesOfEveryKindFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
+	p := newStorePages(t)
+	c := p.browse(t, "ada", adminPassword)
+	c.shotEach("50-pets",
 		"/admin/pets?sort=-updated",
 		"/admin/pets?show=deleted",
-		fmt.Sprintf("/admin/pets/%d", gone.ID),
-		fmt.Sprintf("/admin/pets/%d", held),
-		fmt.Sprintf("/admin/pets/%d/edit", held),
+		fmt.Sprintf("/admin/pets/%d", p.gone),
+		fmt.Sprintf("/admin/pets/%d", p.held),
+		fmt.Sprintf("/admin/pets/%d/edit", p.held),
 		"/admin/pets/new",
 		"/admin/orders?sort=shipDate",
-		"/admin/clients",
-		fmt.Sprintf("/admin/clients/%d", client.ID),
-		fmt.Sprintf("/admin/clients/%d", s.ClientID),
-		fmt.Sprintf("/admin/clients/%d/endpoints/%d", s.ClientID, ep.ID),
-		"/admin/keys",
-		"/admin/audit",
 		"/admin/pets?status=lost",
 		"/admin/orders?sort=placed&cursor=made-up",
 	)
 	if got := c.text(`[data-testid="error-message"]`); !strings.HasPrefix(got, "The link was made for another view of the list") {
 		t.Errorf("a made-up page link is refused with %q", got)
 	}
-	c.submit(`[data-testid="logout"]`)
+}
 
+func TestClientKeyAndAuditPagesOfEveryKindFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
+	p := newStorePages(t)
+	c := p.browse(t, "ada", adminPassword)
+	c.shotEach("51-clients",
+		"/admin/clients",
+		fmt.Sprintf("/admin/clients/%d", p.client.ID),
+		fmt.Sprintf("/admin/clients/%d", p.s.ClientID),
+		fmt.Sprintf("/admin/clients/%d/endpoints/%d", p.s.ClientID, p.endpoint.ID),
+		"/admin/keys",
+		"/admin/audit",
+	)
+}
+
+func TestStaffAndVisitorPagesFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
+	p := newStorePages(t)
 	// Staff see no admin pages: the dashboard without them, and a refusal.
-	login("sam", staffPassword)
-	pages("staff", "/admin", "/admin/keys")
+	c := p.browse(t, "sam", staffPassword)
+	c.shotEach("52-staff", "/admin", "/admin/keys")
 	if got := c.text(`[data-testid="error-message"]`); !strings.HasPrefix(got, "This page is for admins only.") {
 		t.Errorf("staff on an admin page read %q", got)
 	}
@@ -109,7 +142,7 @@ func TestEveryAdminPageKindFitsItsWindowAndPassesAxeInABrowser(t *testing.T) {
 	if status := c.submit(`[data-testid="login-form"] button[type="submit"]`); status != 403 {
 		t.Fatalf("a login without its CSRF cookie answered %d", status)
 	}
-	c.shot("50-visitor-00")
+	c.shot("52-visitor-00")
 }
 
 // docsRules are the axe-core rules Swagger UI 5 and Redoc 2 break in their own markup (method

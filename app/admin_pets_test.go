@@ -141,7 +141,7 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 			t.Fatalf("the form lost the chosen status: %q", v)
 		}
 		p = b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"999"}, "status": {"available"}})
-		if wantStatus(t, p, http.StatusBadRequest); !strings.Contains(p.Text("error-categoryId"), "no category") {
+		if wantStatus(t, p, http.StatusBadRequest); !strings.Contains(p.Text("error-categoryId"), "No category with id 999") {
 			t.Fatalf("unknown category: %q", p.Text("error-categoryId"))
 		}
 		p = b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"1"}, "status": {"lost"}})
