@@ -153,3 +153,46 @@ func TestTheAuditLogPagesNewestFirst(t *testing.T) {
 		t.Fatalf("walked %d entries, first %q, want 30 newest first", len(seen), seen[0])
 	}
 }
+
+// The log writes values as people read them: what an object does not have (a client's e-mail,
+// a key's own limits on a standard plan) is left out of its creation, lists are written out, ids
+// of other objects read #N, and a long name is cut in the Object column but whole in the changes.
+func TestTheAuditLogWritesValuesForPeople(t *testing.T) {
+	s := adminServer(t, testenv.SQLite)
+	b := s.NewBrowser(t)
+	b.Login(t, "ada", adminPassword)
+	b.Get(t, "/admin/clients")
+	client := b.Post(t, "/admin/clients", url.Values{"name": {"Kennel Connect"}})
+	wantStatus(t, client, http.StatusSeeOther)
+	b.Get(t, client.Location())
+	key := b.Post(t, client.Location()+"/keys", url.Values{"name": {"Sync job"}, "plan": {"pro"}, "scopes": {"pets:read", "orders:write"}})
+	wantStatus(t, key, http.StatusSeeOther)
+	b.Get(t, key.Location())
+	wantStatus(t, b.Post(t, key.Location()+"/scopes", url.Values{"scopes": {"orders:read"}}), http.StatusSeeOther)
+	long := "http://127.0.0.1:9/hooks/petstore/v1/events/receiver?token=" + strings.Repeat("0123456789abcdef", 4)
+	ep := addEndpoint(t, s, long, "pet.created", "order.placed")
+
+	got := auditEntries(b.Get(t, "/admin/audit"))
+	if len(got) < 4 {
+		t.Fatalf("the audit log shows %d entries, want at least 4: %+v", len(got), got)
+	}
+	clientID := strings.TrimPrefix(client.Location(), "/admin/clients/")
+	for i, want := range []struct{ object, changes string }{
+		{"Webhook endpoint #" + itoa(ep.ID) + " · " + long[:59] + "…",
+			"Client #" + itoa(s.ClientID) + "; Description test receiver; Events pet.created, order.placed; URL " + long},
+		{"API key #", "Scopes pets:read, orders:write → orders:read"},
+		{"API key #", "Client #" + clientID + "; Name Sync job; Plan pro; Scopes pets:read, orders:write"},
+		{"Client #" + clientID + " · Kennel Connect", "Name Kennel Connect"},
+	} {
+		if !strings.HasPrefix(got[i].object, want.object) || got[i].changes != want.changes {
+			t.Errorf("entry %d: %q with %q\nwant %q… with %q", i, got[i].object, got[i].changes, want.object, want.changes)
+		}
+	}
+	// One object's changes say whose they are, and lead to those of its kind.
+	keyID := strings.TrimPrefix(key.Location(), "/admin/keys/")
+	one := b.Get(t, "/admin/audit?object=api_key&id="+keyID)
+	if got := strings.Join(strings.Fields(one.Text("audit-one-object")), " "); got != "Only the changes of API key #"+keyID+". Show those of every API key" ||
+		one.TestID("audit-one-object").Find("a").AttrOr("href", "") != "/admin/audit?object=api_key" || len(auditEntries(one)) != 2 {
+		t.Errorf("one key's changes: %q, %d entries", got, len(auditEntries(one)))
+	}
+}

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
@@ -53,11 +54,11 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 			b.Fatalf("GET %s: status %d: %s", uri, got, rc.Response.Body())
 		}
 	}
-	for _, page := range []struct{ name, uri string }{
-		{"first-page", "/admin/pets"},
-		{"by-name", "/admin/pets?sort=name"},
-		{"last-page-newest-first", "/admin/pets?sort=-updated&cursor=" + models.Cursor{Sort: models.Sort{Key: "updated", Desc: true}, Last: true}.Encode()},
-		{"sold", "/admin/pets?status=sold"},
+	for _, page := range []struct{ name, uri, says string }{
+		{"first-page", "/admin/pets", "1–25 of about 1,000,000 pets"},
+		{"by-name", "/admin/pets?sort=name", "1–25 of about 1,000,000 pets"},
+		{"last-page-newest-first", "/admin/pets?sort=-updated&cursor=" + models.Cursor{Sort: models.Sort{Key: "updated", Desc: true}, Last: true}.Encode(), "Showing 25 of about 1,000,000 pets"},
+		{"sold", "/admin/pets?status=sold", ""},
 	} {
 		b.Run(page.name, func(b *testing.B) {
 			rc := newRequestCtx()
@@ -65,6 +66,12 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 			for b.Loop() {
 				get(rc, page.uri)
 			}
+			// What was measured is the page with its total.
+			summary := pagerSummary.FindSubmatch(rc.Response.Body())
+			if summary == nil || page.says != "" && string(summary[1]) != page.says {
+				b.Fatalf("GET %s says %q, want %q", page.uri, summary, page.says)
+			}
+			b.Logf("GET %s: %s", page.uri, summary[1])
 		})
 	}
 	b.Run("csv", func(b *testing.B) {
@@ -89,6 +96,9 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 		b.ReportMetric(float64(before)/(1<<20), "heap-before-MB")
 	})
 }
+
+// pagerSummary finds the line under a table that says which rows of how many it shows.
+var pagerSummary = regexp.MustCompile(`data-testid="pager-summary">([^<]*)<`)
 
 // lineCounter counts the lines written to it, and keeps none of them.
 type lineCounter struct{ n int }

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,7 @@ var views = []struct {
 
 // shot saves the current page as each of views shows it, ending at desktop width in light mode,
 // and checks it with axe-core: no admin page may break an accessibility rule, in either scheme.
+// No page may be wider than the window either, at a phone's width or a desktop's.
 func (c *chrome) shot(name string) {
 	c.t.Helper()
 	for _, v := range views {
@@ -117,6 +119,7 @@ func (c *chrome) shot(name string) {
 		if _, err := chromedp.Call(c.ctx, emulation.SetEmulatedMedia, media); err != nil {
 			c.t.Fatal(err)
 		}
+		c.fits(name+" ("+v.suffix+")", v.width)
 		png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			c.t.Fatal(err)
@@ -134,6 +137,18 @@ func (c *chrome) shot(name string) {
 		for _, f := range violations {
 			c.t.Errorf("%s (%s): %s", name, v.suffix, f)
 		}
+	}
+}
+
+// fits fails the test when the page is wider than the window, width px: it would scroll
+// sideways. (A phone's browser widens its layout to the page, so the page is measured against
+// the width the window was given.)
+func (c *chrome) fits(what string, width int64) {
+	c.t.Helper()
+	if w := eval[int64](c, `document.documentElement.scrollWidth`); w > width {
+		wide := eval[string](c, fmt.Sprintf(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > %[1]d &&
+			![...e.children].some(k => k.getBoundingClientRect().right > %[1]d)).slice(0, 5).map(e => e.outerHTML.slice(0, 120)).join("\n    ")`, width))
+		c.t.Errorf("%s is %d px wide in a %d px window; sticking out:\n    %s", what, w, width, wide)
 	}
 }
 
@@ -224,7 +239,7 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	if status := c.submit(`[data-testid="save-pet"]`); status != 400 {
 		t.Fatalf("an empty name answered %d", status)
 	}
-	if msg := c.text(`[data-testid="error-name"]`); msg != "must not be empty" {
+	if msg := c.text(`[data-testid="error-name"]`); msg != "Name must not be empty." {
 		t.Fatalf("error beside the name: %q", msg)
 	}
 	c.shot("05-pet-form-errors")
@@ -340,7 +355,7 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	if status := c.submit(`[data-testid="change-password-submit"]`); status != 400 {
 		t.Fatalf("a wrong current password answered %d", status)
 	}
-	if got := c.text(`[data-testid="error-current"]`); got != "that is not your current password" {
+	if got := c.text(`[data-testid="error-current"]`); got != "That is not your current password." {
 		t.Fatalf("beside the current password: %q", got)
 	}
 	c.shot("19-account-refused")

@@ -39,7 +39,7 @@ func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
 		}{
 			{url.Values{"name": {" "}, "plan": {"free"}}, "name", "must not be empty"},
 			{url.Values{"name": {"Shop"}, "plan": {"enterprise"}}, "perMinute", "enterprise key needs a limit"},
-			{url.Values{"name": {"Shop"}, "plan": {"free"}, "perDay": {"5"}}, "perDay", "only enterprise"},
+			{url.Values{"name": {"Shop"}, "plan": {"free"}, "perDay": {"5"}}, "perDay", "Only enterprise"},
 			{url.Values{"name": {"Shop"}, "plan": {"free"}, "perDay": {"lots"}}, "perDay", "whole number"},
 			{url.Values{"name": {"Shop"}, "plan": {"gold"}}, "plan", "must be one of"},
 			{url.Values{"name": {"Shop"}, "plan": {"free"}, "expiresOn": {"2001-01-01"}}, "expiresOn", "in the future"},

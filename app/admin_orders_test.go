@@ -133,7 +133,7 @@ func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
 	}
 	p = b.Post(t, fmt.Sprintf("/admin/pets/%d/orders", avail), url.Values{"shipDate": {"2020-01-01"}})
 	wantStatus(t, p, http.StatusBadRequest)
-	if got := p.Text("error-shipDate"); got != "must not be before today ("+today+", UTC)" {
+	if got := p.Text("error-shipDate"); got != "Ship date must not be before today ("+today+", UTC)." {
 		t.Fatalf("a past ship date: %q", got)
 	}
 	var n int64

@@ -118,7 +118,7 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 
 		p := b.Post(t, "/admin/pets", url.Values{"name": {"   "}, "categoryId": {""}, "status": {"available"}})
 		wantStatus(t, p, http.StatusBadRequest)
-		if p.Text("error-name") != "must not be empty" || p.Text("error-categoryId") != "is required" {
+		if p.Text("error-name") != "Name must not be empty." || p.Text("error-categoryId") != "Category is required." {
 			t.Fatalf("errors beside the fields: name %q, category %q", p.Text("error-name"), p.Text("error-categoryId"))
 		}
 		if p.Doc.Find("#name").AttrOr("aria-invalid", "") != "true" || p.Doc.Find("#name").AttrOr("aria-describedby", "") != "name-error" {
@@ -141,7 +141,7 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 			t.Fatalf("the form lost the chosen status: %q", v)
 		}
 		p = b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"999"}, "status": {"available"}})
-		if wantStatus(t, p, http.StatusBadRequest); !strings.Contains(p.Text("error-categoryId"), "no category") {
+		if wantStatus(t, p, http.StatusBadRequest); !strings.Contains(p.Text("error-categoryId"), "No category with id 999") {
 			t.Fatalf("unknown category: %q", p.Text("error-categoryId"))
 		}
 		p = b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"1"}, "status": {"lost"}})

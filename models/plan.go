@@ -78,12 +78,24 @@ func planLimits(plan string, perMinute, perDay int) (Plan, Limits, error) {
 		field string
 		n     int
 	}{{"perMinute", perMinute}, {"perDay", perDay}} {
-		if l.n < 1 || l.n > MaxCustomLimit {
-			errs.add(FieldError(l.field, "an enterprise key needs a limit from 1 to %d, got %d", MaxCustomLimit, l.n))
+		switch {
+		case l.n == 0: // none given
+			errs.add(FieldError(l.field, "an enterprise key needs a limit of its own, from 1 to %s", thousands(MaxCustomLimit)))
+		case l.n < 1 || l.n > MaxCustomLimit:
+			errs.add(FieldError(l.field, "an enterprise key needs a limit from 1 to %s, got %d", thousands(MaxCustomLimit), l.n))
 		}
 	}
 	if len(errs) == 0 && perDay < perMinute {
-		errs.add(FieldError("perDay", "must be at least perMinute (%d), got %d", perMinute, perDay))
+		errs.add(FieldError("perDay", "must be at least the limit per minute (%d), got %d", perMinute, perDay))
 	}
 	return p, custom, errs.err()
+}
+
+// thousands writes n with separators, as a limit reads in a message: 1,000,000,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

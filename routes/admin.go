@@ -347,13 +347,15 @@ func safeNext(next string) string {
 // adminError renders any error under /admin as an HTML page, with the same status the API
 // would answer.
 func adminError(c *fiber.Ctx, err error, body Error) error {
-	e := views.ErrorProps{Status: body.Status, Message: body.Message}
+	e := views.ErrorProps{Status: body.Status, Message: views.Sentence("", body.Message)}
 	var fe *fiber.Error
 	switch {
 	case body.Status == http.StatusNotFound && errors.As(err, &fe):
 		e.Title, e.Message = "Page not found", "There is no page at "+c.Path()+"."
 	case body.Status == http.StatusNotFound:
-		e.Title = "Not found"
+		e.Title, e.Message = "Not found", notFoundSentence(body.Message)
+	case body.Status == http.StatusBadRequest && c.Method() == fiber.MethodGet:
+		e.Title, e.Message = addressRefusal(body.Message)
 	case body.Status == http.StatusForbidden:
 		e.Title = "Not allowed"
 	case body.Status == http.StatusConflict:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -63,8 +64,8 @@ var auditFieldNames = map[string]string{
 	"plan": "Plan", "perMinute": "Per minute", "perDay": "Per day", "expiresAt": "Expires",
 	"revokedAt": "Revoked", "bannedUntil": "Banned until", "username": "Username", "role": "Role",
 	"disabled": "Disabled", "mustChangePassword": "Must change password", "passwordChangedAt": "Password changed",
-	"clientId": "Client", "url": "URL", "events": "Events", "description": "Description",
-	"previousSecretUntil": "Old secret signs until",
+	"clientId": "Client", "client": "Client", "url": "URL", "events": "Events", "description": "Description",
+	"previousSecretUntil": "Old secret signs until", "scopes": "Scopes", "email": "E-mail",
 }
 
 // actorWords name the actors that are not a person or a key.
@@ -232,6 +233,18 @@ func actorLink(a models.Actor, admin bool) views.Link {
 	return views.Link{Label: a.Name}
 }
 
+// auditNameLength is as much of an object's name as the log's Object column shows: an endpoint
+// is named by its URL, which can run to 2,048 characters (its changes show it whole).
+const auditNameLength = 60
+
+// cutName cuts s to n characters, marking the cut with an ellipsis.
+func cutName(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
 func objectLink(e *models.AuditEntry, admin bool) views.Link {
 	id := strconv.FormatInt(e.ObjectID, 10)
 	o, ok := auditObjects[e.ObjectType]
@@ -240,7 +253,7 @@ func objectLink(e *models.AuditEntry, admin bool) views.Link {
 	}
 	l := views.Link{Label: o.noun + " #" + id}
 	if e.ObjectName != "" {
-		l.Label += " · " + e.ObjectName
+		l.Label += " · " + cutName(e.ObjectName, auditNameLength)
 	}
 	if admin || !o.adminOnly {
 		l.URL = o.page(id)
@@ -268,8 +281,9 @@ func fieldChanges(before, after models.Fields, categories map[int64]string) []vi
 		}
 		b, hasB := before[k]
 		af, hasA := after[k]
-		// A creation or a deletion lists what the object had; fields it had none of say nothing.
-		if (before == nil && af == nil) || (after == nil && b == nil) {
+		// A creation or a deletion lists what the object had; fields it had none of, and flags
+		// it did not have set, say nothing.
+		if (before == nil && (blank(k, af) || af == false)) || (after == nil && (blank(k, b) || b == false)) {
 			continue
 		}
 		out = append(out, views.FieldChange{Field: label, HasBefore: hasB && before != nil, HasAfter: hasA && after != nil,
@@ -278,10 +292,39 @@ func fieldChanges(before, after models.Fields, categories map[int64]string) []vi
 	return out
 }
 
-func fieldValue(field string, v any, categories map[int64]string) string {
+// blank reports whether a field's value says the object has none: no value, an empty text or
+// list, or an API key's own limit of 0, which leaves its plan's.
+func blank(field string, v any) bool {
 	switch v := v.(type) {
 	case nil:
+		return true
+	case string:
+		return v == ""
+	case []any:
+		return len(v) == 0
+	case float64:
+		return v == 0 && (field == "perMinute" || field == "perDay")
+	}
+	return false
+}
+
+func fieldValue(field string, v any, categories map[int64]string) string {
+	if blank(field, v) {
+		switch field {
+		case "perMinute", "perDay":
+			return "the plan's"
+		case "scopes", "events":
+			return "none"
+		}
 		return "—"
+	}
+	switch v := v.(type) {
+	case []any:
+		out := make([]string, len(v))
+		for i, e := range v {
+			out[i] = fieldValue(field, e, categories)
+		}
+		return strings.Join(out, ", ")
 	case bool:
 		if v {
 			return "yes"
@@ -297,13 +340,19 @@ func fieldValue(field string, v any, categories map[int64]string) string {
 			if name := categories[n]; name != "" {
 				return name
 			}
-		case "petId":
+		case "petId", "clientId", "client":
 			return "#" + strconv.FormatInt(n, 10)
 		}
 		return views.Thousands(n)
 	case string:
 		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			if field == "shipDate" { // a day, as the order shows it
+				return t.UTC().Format(time.DateOnly)
+			}
 			return t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		if field == "events" { // an endpoint's event types, recorded space-separated
+			return strings.Join(strings.Fields(v), ", ")
 		}
 		return v
 	}

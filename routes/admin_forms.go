@@ -1,8 +1,12 @@
 package routes
 
 import (
+	"regexp"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/views"
 )
 
 // formRefusal reports whether err is about what was typed, so the form is shown again with it,
@@ -29,4 +33,37 @@ func statusOf(err error) int {
 		return s
 	}
 	return fiber.StatusInternalServerError
+}
+
+// notFoundSentence says what is missing in a sentence: "pet 42 not found" becomes "There is no
+// pet 42.", "category not found" "There is no such category.".
+func notFoundSentence(msg string) string {
+	what, rest, ok := strings.Cut(msg, " not found")
+	if !ok || what == "" {
+		return views.Sentence("", msg)
+	}
+	if !strings.ContainsAny(what, "0123456789") {
+		what = "such " + what
+	}
+	return "There is no " + what + rest + "."
+}
+
+// queryRule is a refusal of one of a page's query parameters: "status: must be one of ...".
+var queryRule = regexp.MustCompile(`^([a-zA-Z]+): (.+)$`)
+
+// addressRefusal is the title and the sentence of an error page for a page's address that the
+// page refused (a link edited by hand, or one made for another order of the list).
+func addressRefusal(msg string) (title, sentence string) {
+	m := queryRule.FindStringSubmatch(msg)
+	switch {
+	case m == nil:
+		return "That address does not work", views.Sentence("", msg)
+	case m[1] == "cursor":
+		return "That page of the list is gone", "The link was made for another view of the list, or changed by hand. Start again from the list's first page."
+	}
+	subject := "In the address, " + m[1]
+	if s := views.Sentence(subject, m[2]); s != views.Sentence("", m[2]) {
+		return "That address does not work", s
+	}
+	return "That address does not work", views.Sentence("", subject+": "+m[2])
 }

@@ -41,8 +41,8 @@ func (a *admin) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]view
 
 // orderColumns are the orders table's sortable columns; it shows the newest first by default.
 var orderColumns = []sortColumn{
-	{key: "placed", label: "Placed", newestFirst: true, asc: "Oldest first", desc: "Newest first"},
-	{key: "id", label: "Order", num: true, asc: "Order number, lowest first", desc: "Order number, highest first"},
+	{key: "placed", label: "Placed", newestFirst: true, asc: "Placed, oldest first", desc: "Placed, newest first"},
+	{key: "id", label: "Order", num: true, asc: "Number, lowest first", desc: "Number, highest first"},
 	{key: "status", label: "Status", asc: "Status, A to Z", desc: "Status, Z to A"},
 	{key: "shipDate", label: "Ship date", newestFirst: true, asc: "Ship date, soonest first", desc: "Ship date, latest first"},
 }

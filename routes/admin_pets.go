@@ -34,10 +34,10 @@ func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
 
 // petColumns are the pets table's sortable columns; it is sorted by id by default.
 var petColumns = []sortColumn{
-	{key: "id", label: "ID", num: true, asc: "Oldest added first", desc: "Newest added first"},
+	{key: "id", label: "ID", num: true, asc: "Added, oldest first", desc: "Added, newest first"},
 	{key: "name", label: "Name", asc: "Name, A to Z", desc: "Name, Z to A"},
 	{key: "status", label: "Status", asc: "Status, A to Z", desc: "Status, Z to A"},
-	{key: "updated", label: "Updated", newestFirst: true, asc: "Changed longest ago first", desc: "Changed most recently first"},
+	{key: "updated", label: "Updated", newestFirst: true, asc: "Updated, oldest first", desc: "Updated, newest first"},
 }
 
 // listPets is the pets table: filters by status, category and a search (an id, or part of a

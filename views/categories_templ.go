@@ -305,9 +305,9 @@ func Categories(p Page, c CategoriesProps) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var17 string
-						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(r.RenameError)
+						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(Sentence("Name", r.RenameError))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `categories.templ`, Line: 68, Col: 118}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `categories.templ`, Line: 68, Col: 136}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 						if templ_7745c5c3_Err != nil {
@@ -318,7 +318,7 @@ func Categories(p Page, c CategoriesProps) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</div><button class=\"btn small\" type=\"submit\">Rename</button></form></td></tr>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</div><button class=\"btn\" type=\"submit\">Rename</button></form></td></tr>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

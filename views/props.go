@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 )
@@ -94,6 +96,33 @@ func whenPtr(t *time.Time) string {
 		return "never"
 	}
 	return when(*t)
+}
+
+// ruleVerbs start the models' rules for a field ("must not be empty", "is required"), which read
+// as a sentence after the field's name.
+var ruleVerbs = []string{"must ", "is ", "may ", "names ", "has "}
+
+// Sentence writes a refusal for people: a rule after the name of what broke it ("Name must not
+// be empty."; a label's "(optional)" left out), any other message with a capital letter and a
+// full stop ("That is not your current password.").
+func Sentence(subject, msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return ""
+	}
+	subject, _, _ = strings.Cut(subject, " (")
+	for _, verb := range ruleVerbs {
+		if subject != "" && strings.HasPrefix(msg, verb) {
+			msg = subject + " " + msg
+			break
+		}
+	}
+	r, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[n:]
+	if !strings.ContainsAny(msg[len(msg)-1:], ".!?") {
+		msg += "."
+	}
+	return msg
 }
 
 // adminURL builds a link inside the admin pages.

@@ -88,7 +88,7 @@ func TestFieldShowsItsErrorBesideItAndTellsScreenReaders(t *testing.T) {
 	if input.AttrOr("aria-invalid", "") != "true" || input.AttrOr("aria-describedby", "") != "name-error" {
 		t.Fatal("the invalid input is not tied to its message")
 	}
-	if msg := testID(doc, "error-name"); msg.Text() != "must not be empty" || msg.AttrOr("id", "") != "name-error" {
+	if msg := testID(doc, "error-name"); msg.Text() != "Name must not be empty." || msg.AttrOr("id", "") != "name-error" {
 		t.Fatalf("error %q", msg.Text())
 	}
 	if doc.Find(`label[for="name"]`).Text() != "Name" {
@@ -202,8 +202,8 @@ func TestPetFormKeepsWhatWasTyped(t *testing.T) {
 	if doc.Find("#categoryId option[selected]").Text() != "Cats" || doc.Find("#status option[selected]").Text() != "pending" {
 		t.Fatal("the form lost the choices")
 	}
-	if testID(doc, "error-categoryId").Text() != "no category with id 2" {
-		t.Fatal("category error")
+	if got := testID(doc, "error-categoryId").Text(); got != "No category with id 2." {
+		t.Fatalf("category error %q", got)
 	}
 	f.ID = 9
 	doc = render(t, views.PetForm(staffPage, f))
@@ -304,6 +304,22 @@ func TestPagerSummarySaysWhichRowsOfHowMany(t *testing.T) {
 	} {
 		if got := tc.p.Summary("pets"); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestRefusalsReadAsSentencesThatNameTheirField(t *testing.T) {
+	for _, tc := range []struct{ subject, msg, want string }{
+		{"Name", "must not be empty", "Name must not be empty."},
+		{"Ship date (optional)", "must not be before today (2026-11-27, UTC)", "Ship date must not be before today (2026-11-27, UTC)."},
+		{"Category", "is required", "Category is required."},
+		{"Current password", "that is not your current password", "That is not your current password."},
+		{"Name", `a category named "Dogs" already exists`, `A category named "Dogs" already exists.`},
+		{"", "Wrong username or password.", "Wrong username or password."},
+		{"", "", ""},
+	} {
+		if got := views.Sentence(tc.subject, tc.msg); got != tc.want {
+			t.Errorf("Sentence(%q, %q) = %q, want %q", tc.subject, tc.msg, got, tc.want)
 		}
 	}
 }
