@@ -38,7 +38,7 @@ func TestEveryOrderTransitionAllowedAndRefused(t *testing.T) {
 		order models.OrderStatus
 		pet   models.PetStatus
 	}
-	// From DECISIONS.md "States and transitions"; an empty outcome means refused with 409.
+	// From docs/design.md, "States and transitions"; an empty outcome means refused with 409.
 	table := map[models.OrderStatus]map[models.Action]outcome{
 		models.OrderPlaced: {
 			models.ActionApprove: {models.OrderApproved, models.PetPending},

@@ -9,7 +9,7 @@ import (
 )
 
 // Error codes shared by the API, the admin pages and the command line. The HTTP layer maps each
-// code to its status (see routes/errors.go); the table in DECISIONS.md is the source of both.
+// code to its status (see routes/errors.go); the table in docs/design.md, "Errors", is the source of both.
 const (
 	EInvalid       = "invalid_request"
 	EValidation    = "validation_failed"

@@ -22,7 +22,7 @@ import (
 // document.
 type EventType string //	@name	EventType
 
-// The event types of DECISIONS.md. A pet whose status an order changes gives both the order's
+// The event types of docs/design.md, "Events and webhooks". A pet whose status an order changes gives both the order's
 // event and pet.updated; a deleted pet that staff restore gives pet.updated.
 const (
 	EventPetCreated     EventType = "pet.created"
@@ -38,7 +38,7 @@ const (
 var EventTypes = []EventType{EventPetCreated, EventPetUpdated, EventPetDeleted,
 	EventOrderPlaced, EventOrderApproved, EventOrderDelivered, EventOrderCancelled}
 
-// EventRetention is how long events are kept (DECISIONS.md: 30 days); PurgeEvents deletes older ones.
+// EventRetention is how long events are kept (docs/design.md: 30 days); PurgeEvents deletes older ones.
 const EventRetention = 30 * 24 * time.Hour
 
 // ParseEventType checks an event type named by a user; field names the input in the message.

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// IdempotencyTTL is how long a stored response is replayed (DECISIONS.md: 24 hours). Older
+// IdempotencyTTL is how long a stored response is replayed (docs/design.md, "Idempotent creation": 24 hours). Older
 // records are ignored at once and deleted by Purge.
 const IdempotencyTTL = 24 * time.Hour
 

@@ -9,7 +9,7 @@ import (
 // OrderStatus is where an order is in its lifecycle.
 type OrderStatus string
 
-// The order statuses of DECISIONS.md.
+// The order statuses of docs/design.md, "States and transitions".
 const (
 	OrderPlaced    OrderStatus = "placed"
 	OrderApproved  OrderStatus = "approved"
@@ -70,7 +70,7 @@ type rule struct {
 	petTo     PetStatus
 }
 
-// lifecycle is DECISIONS.md "States and transitions", and the only place it is written down:
+// lifecycle is docs/design.md, "States and transitions", and the only place it is written down:
 // the stores, the seed command and the admin pages' list of buttons all read it. Delivery
 // starts from approved only: approval is the step at which staff confirm the sale.
 var lifecycle = map[Action]rule{

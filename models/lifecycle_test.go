@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The table of DECISIONS.md "States and transitions", written out independently of lifecycle:
+// The table of docs/design.md, "States and transitions", written out independently of lifecycle:
 // for each action and each starting order status, the statuses after, or "" when refused.
 func TestApplyFollowsTheDecisionsTable(t *testing.T) {
 	type after struct {

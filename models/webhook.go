@@ -12,7 +12,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Limits of webhook endpoints (DECISIONS.md, "Events and webhooks").
+// Limits of webhook endpoints (docs/design.md, "Events and webhooks").
 const (
 	MaxEndpointsPerClient        = 10
 	MaxEndpointURLLength         = 2048

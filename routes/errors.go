@@ -32,7 +32,7 @@ const (
 	codeMediaType        = "unsupported_media_type"
 )
 
-// statusOfCode maps each error code to its HTTP status (the table in DECISIONS.md).
+// statusOfCode maps each error code to its HTTP status (docs/design.md, "Errors").
 var statusOfCode = map[string]int{
 	models.EInvalid:       http.StatusBadRequest,
 	models.EValidation:    http.StatusBadRequest,

@@ -142,7 +142,7 @@ func Register(app *fiber.App, d Deps) {
 
 	app.Get("/static/:file", serveStatic)
 
-	// The admin pages (DECISIONS.md, "Admin pages"): every page needs a staff session
+	// The admin pages (docs/design.md, "Admin pages"): every page needs a staff session
 	// (requireStaff); categories, API keys and staff need the admin role too.
 	a := newAdmin(d)
 	staff := a.requireStaff

@@ -28,7 +28,7 @@ const securityScheme = "BearerAuth"
 // and type (models.PetStatus), is not part of the interface.
 var schemaName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
-// stabilities are the values DECISIONS.md gives `x-stability`.
+// stabilities are the values docs/design.md gives `x-stability`.
 var stabilities = []string{"beta", "experimental"}
 
 // requiredScope is the extension that names the scope an operation needs (`@x-required-scope`
@@ -269,7 +269,7 @@ func limitPages(op *openapi3.Operation) {
 	}
 }
 
-// everyResponse are the headers every /v1 response carries (DECISIONS.md); those not required
+// everyResponse are the headers every /v1 response carries (docs/design.md); those not required
 // are there when a condition holds.
 var everyResponse = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-ID", "Access-Control-Allow-Origin"}
 
@@ -394,7 +394,7 @@ func completeResponses(op *openapi3.Operation) {
 }
 
 // closeRequestBody refuses unknown fields in the operation's JSON body, as the service does
-// (DECISIONS.md), so a typo in a client's request fails its own validation too.
+// (docs/design.md), so a typo in a client's request fails its own validation too.
 func closeRequestBody(doc *openapi3.T, op *openapi3.Operation) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
 		return
@@ -431,7 +431,7 @@ func encode(doc *openapi3.T) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// check enforces the rules of DECISIONS.md that a handler's annotations could break, naming
+// check enforces the rules of docs/design.md that a handler's annotations could break, naming
 // the operation, so a mistake fails `make generate` instead of reaching the published document.
 func check(doc *openapi3.T) error {
 	var errs []error

@@ -27,7 +27,7 @@ func published(t *testing.T) *openapi3.T {
 	return doc
 }
 
-// The published document says what DECISIONS.md and the interface say (issue 4, point 2).
+// The published document says what docs/design.md says (issue 4, point 2).
 func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 	doc := published(t)
 	if doc.OpenAPI != "3.0.3" || doc.Info.Version != "1.1.0" {
@@ -253,7 +253,7 @@ func TestConversionIsReproducible(t *testing.T) {
 	}
 }
 
-// Annotations that break a rule of DECISIONS.md fail the generation, naming the operation.
+// Annotations that break a rule of docs/design.md fail the generation, naming the operation.
 func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 	swagger, err := os.ReadFile("../../docs/swagger.json")
 	if err != nil {
