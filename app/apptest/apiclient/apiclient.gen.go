@@ -21,7 +21,6 @@ import (
 const (
 	ErrorCodeApiKeyBanned                ErrorCode = "api_key_banned"
 	ErrorCodeConflict                    ErrorCode = "conflict"
-	ErrorCodeForbidden                   ErrorCode = "forbidden"
 	ErrorCodeIdempotencyKeyReused        ErrorCode = "idempotency_key_reused"
 	ErrorCodeInsufficientScope           ErrorCode = "insufficient_scope"
 	ErrorCodeInternalError               ErrorCode = "internal_error"
@@ -46,8 +45,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeApiKeyBanned:
 		return true
 	case ErrorCodeConflict:
-		return true
-	case ErrorCodeForbidden:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
 		return true
