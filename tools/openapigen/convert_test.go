@@ -332,3 +332,27 @@ func facts(t *testing.T) serviceFacts {
 	}
 	return f
 }
+
+// The service tags every JSON answer of an operation with its ETag, and answers a GET of it 304
+// to a matching If-None-Match (routes/conditional.go); only the inventory is written otherwise.
+// The document says so for each of them, the webhook endpoints' included.
+func TestEveryTaggedAnswerDocumentsItsETagAnd304(t *testing.T) {
+	for path, item := range published(t).Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.OperationID == "getInventory" || op.OperationID == "getInventoryHead" {
+				continue
+			}
+			for status, res := range op.Responses.Map() {
+				if status[0] == '2' && status != "204" && res.Value.Headers["ETag"] == nil {
+					t.Errorf("%s %s (%s): the %s answer documents no ETag", method, path, op.OperationID, status)
+				}
+			}
+			if method != "GET" && method != "HEAD" {
+				continue
+			}
+			if op.Responses.Value("304") == nil || op.Parameters.GetByInAndName("header", "If-None-Match") == nil {
+				t.Errorf("%s %s (%s): no If-None-Match and 304 documented", method, path, op.OperationID)
+			}
+		}
+	}
+}
