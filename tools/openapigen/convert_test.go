@@ -297,6 +297,9 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 				}
 			}
 		}, "(listPets) parameter cursor: a string needs a maxLength"},
+		{"list that is not paginated without its length", func(doc map[string]any) {
+			delete(op(doc, "/categories", "get"), "x-max-items")
+		}, "(listCategories) 200 body: an array needs a maxItems"},
 		{"deprecated without a sunset", func(doc map[string]any) {
 			delete(op(doc, "/pets/{petId}", "get"), "x-sunset")
 		}, "getPet): deprecated without its removal date"},

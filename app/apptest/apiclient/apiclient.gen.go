@@ -1013,7 +1013,7 @@ type ClientInterface interface {
 
 	// ListCategories List categories
 	//
-	// Every category, in ascending id order. Staff manage categories in the admin pages.
+	// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1348,7 +1348,7 @@ type ClientInterface interface {
 
 // ListCategories List categories
 //
-// Every category, in ascending id order. Staff manage categories in the admin pages.
+// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -3618,7 +3618,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListCategoriesWithResponse List categories
 	//
-	// Every category, in ascending id order. Staff manage categories in the admin pages.
+	// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -8714,7 +8714,7 @@ func (r RotateWebhookSecretResponse) ContentType() string {
 
 // ListCategoriesWithResponse List categories
 //
-// Every category, in ascending id order. Staff manage categories in the admin pages.
+// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
