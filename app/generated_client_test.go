@@ -335,33 +335,33 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 			{"listWebhookEndpoints", func(t *testing.T) {
-				res, err := c.ListWebhookEndpointsWithResponse(ctx)
+				res, err := c.ListWebhookEndpointsWithResponse(ctx, nil)
 				if list := *decoded(t, res, err, 200).JSON200; len(list) != 1 || list[0].Id != hook.Id || list[0].Secret != nil {
 					t.Fatalf("endpoints %+v, want the one added, without its secret", list)
 				}
-				res, err = anon.ListWebhookEndpointsWithResponse(ctx)
+				res, err = anon.ListWebhookEndpointsWithResponse(ctx, nil)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 			{"listWebhookEndpointsHead", func(t *testing.T) {
-				res, err := c.ListWebhookEndpointsHeadWithResponse(ctx)
+				res, err := c.ListWebhookEndpointsHeadWithResponse(ctx, nil)
 				decoded(t, res, err, 200)
-				res, err = anon.ListWebhookEndpointsHeadWithResponse(ctx)
+				res, err = anon.ListWebhookEndpointsHeadWithResponse(ctx, nil)
 				decoded(t, res, err, 401)
 			}},
 			{"getWebhookEndpoint", func(t *testing.T) {
-				res, err := c.GetWebhookEndpointWithResponse(ctx, hook.Id)
+				res, err := c.GetWebhookEndpointWithResponse(ctx, hook.Id, nil)
 				if got := *decoded(t, res, err, 200).JSON200; got.Id != hook.Id || got.Disabled || got.Secret != nil {
 					t.Fatalf("endpoint %+v", got)
 				}
-				res, err = c.GetWebhookEndpointWithResponse(ctx, unknownID)
+				res, err = c.GetWebhookEndpointWithResponse(ctx, unknownID, nil)
 				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
-				res, err = anon.GetWebhookEndpointWithResponse(ctx, hook.Id)
+				res, err = anon.GetWebhookEndpointWithResponse(ctx, hook.Id, nil)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
 			}},
 			{"getWebhookEndpointHead", func(t *testing.T) {
-				res, err := c.GetWebhookEndpointHeadWithResponse(ctx, hook.Id)
+				res, err := c.GetWebhookEndpointHeadWithResponse(ctx, hook.Id, nil)
 				decoded(t, res, err, 200)
-				res, err = c.GetWebhookEndpointHeadWithResponse(ctx, unknownID)
+				res, err = c.GetWebhookEndpointHeadWithResponse(ctx, unknownID, nil)
 				decoded(t, res, err, 404)
 			}},
 			{"updateWebhookEndpoint", func(t *testing.T) {

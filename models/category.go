@@ -17,6 +17,18 @@ type Category struct {
 	UpdatedAt time.Time
 }
 
+// MaxCategories bounds the categories: listCategories answers them all in one page, and the
+// document states the bound as its maxItems.
+const MaxCategories = 1000
+
+// categoryLockID keys the PostgreSQL advisory lock that keeps two creations from both taking
+// the last place (SQLite's immediate transactions already run one at a time).
+const categoryLockID = 7_316_040_814
+
+// errTooManyCategories refuses a category past MaxCategories, as an 11th webhook endpoint is.
+var errTooManyCategories = &Error{Code: EValidation, Field: "name", Message: "name: there are already " +
+	thousands(MaxCategories) + " categories, as many as there can be; rename one instead of adding another"}
+
 // SeedCategories are the categories a new database starts with.
 var SeedCategories = []string{"Dogs", "Cats", "Birds", "Fish", "Reptiles", "Small animals"}
 
@@ -40,7 +52,8 @@ func (s *CategoryStore) Get(ctx context.Context, id int64) (*Category, error) {
 	return &c, storeError(err, "category not found")
 }
 
-// Create adds a category; a name already taken is a conflict.
+// Create adds a category; a name already taken is a conflict, and one past MaxCategories is
+// refused.
 func (s *CategoryStore) Create(ctx context.Context, name string) (*Category, error) {
 	name, verr := validName("name", name)
 	if verr != nil {
@@ -48,6 +61,18 @@ func (s *CategoryStore) Create(ctx context.Context, name string) (*Category, err
 	}
 	c := Category{Name: name}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if tx.Dialector.Name() == "postgres" {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", categoryLockID).Error; err != nil {
+				return err
+			}
+		}
+		var n int64
+		if err := tx.Model(&Category{}).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= MaxCategories {
+			return errTooManyCategories
+		}
 		if err := tx.Create(&c).Error; err != nil {
 			return err
 		}

@@ -78,13 +78,23 @@ const (
 // badCursor refuses a cursor the service did not hand out, or has been tampered with.
 var badCursor = &Error{Code: EInvalid, Field: "cursor", Message: "cursor: malformed cursor; use the one from the previous page's Link header"}
 
-// MaxCursorLength bounds a cursor of the id order, the API's: the longest Encode makes there has
-// 38 characters, so a longer one was not handed out by the service and is refused without
-// decoding it. A cursor of another order carries its sort value, up to maxSortedCursorLength.
+// MaxCursorLength bounds a cursor of the API's orders, so that a longer one, which the service
+// did not hand out, is refused without decoding it. The id order's longest has 38 characters;
+// the events order's stays within 64 while event ids and transaction ids are below 10^16, which
+// no database reaches. A cursor of an admin order carries its sort value, up to
+// maxSortedCursorLength.
 const (
 	MaxCursorLength       = 64
 	maxSortedCursorLength = 1024
 )
+
+// maxCursorLength is the longest cursor DecodeCursor reads for sort.
+func maxCursorLength(sort Sort) int {
+	if sort.Key == "" || sort == EventOrder {
+		return MaxCursorLength
+	}
+	return maxSortedCursorLength
+}
 
 // Encode makes the opaque token that a client sends back as ?cursor=.
 func (c Cursor) Encode() string { return string(c.AppendEncoded(nil)) }
@@ -111,7 +121,7 @@ func (c Cursor) AppendEncoded(dst []byte) []byte {
 // DecodeCursor reads a token made by Encode for a list in sort's order. A token that is not one,
 // or was made for another order, is refused naming the cursor parameter.
 func DecodeCursor(s string, sort Sort) (*Cursor, error) {
-	if len(s) > MaxCursorLength && (sort.Key == "" || len(s) > maxSortedCursorLength) {
+	if len(s) > maxCursorLength(sort) {
 		return nil, badCursor
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)

@@ -90,6 +90,15 @@ func TestCursorRoundTripsAndRefusesForgeries(t *testing.T) {
 	if c := (Cursor{Sort: Sort{Desc: true}, ID: 1<<63 - 1, Before: true}).Encode(); len(c) > MaxCursorLength {
 		t.Fatalf("an id-order cursor of %d characters, over MaxCursorLength", len(c))
 	}
+	events := Cursor{Sort: EventOrder, ID: 1e16 - 1, Value: "9999999999999999"}
+	if got, err := DecodeCursor(events.Encode(), EventOrder); len(events.Encode()) > MaxCursorLength || err != nil || *got != events {
+		t.Fatalf("an events cursor of %d characters: %v; want at most MaxCursorLength, decoded", len(events.Encode()), err)
+	}
+	// Past that bound an events cursor is refused unread, as the API documents (maxLength 64).
+	padded := base64.RawURLEncoding.EncodeToString([]byte("v2:recorded:a:" + strings.Repeat("0", 40) + "5:7"))
+	if _, err := DecodeCursor(padded, EventOrder); len(padded) <= MaxCursorLength || ErrorCode(err) != EInvalid {
+		t.Fatalf("an events cursor of %d characters: %v, want %s", len(padded), err, EInvalid)
+	}
 	long := Cursor{Sort: name, ID: 1<<63 - 1, Value: strings.Repeat("🐕", MaxNameLength)}
 	if got, err := DecodeCursor(long.Encode(), name); err != nil || *got != long {
 		t.Fatalf("the longest name-order cursor: %v", err)

@@ -33,9 +33,6 @@ const (
 	sessPasswordAt = "password_at"
 )
 
-// Codes only the admin pages produce.
-const codeForbidden = "forbidden"
-
 // admin is what the admin pages' handlers share.
 type admin struct {
 	log      *slog.Logger
@@ -104,7 +101,9 @@ type flashLocal struct{}
 // (views.CSRFField).
 const csrfCookie = "petstore_csrf"
 
-var errCSRF = &models.Error{Code: codeForbidden, Message: "This form has expired or did not come from this site. Go back, reload the page and try again."}
+// The admin pages' refusals are 403 pages with a sentence; no /v1 operation answers 403 but
+// insufficient_scope, so they need no error code of their own.
+var errCSRF = fiber.NewError(fiber.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again.")
 
 // csrf checks the token of every form post. A signed-in staff member's token is kept in their
 // session (fiber's csrf middleware, which keeps its tokens on the server). A visitor without
@@ -283,7 +282,7 @@ func toLogin(c *fiber.Ctx) error {
 // requireAdmin keeps the admin-only pages (categories, API keys, staff) from the staff role.
 func requireAdmin(c *fiber.Ctx) error {
 	if me := currentStaff(c); me == nil || !me.IsAdmin() {
-		return &models.Error{Code: codeForbidden, Message: "This page is for admins only. Ask an admin if you need something changed here."}
+		return fiber.NewError(fiber.StatusForbidden, "This page is for admins only. Ask an admin if you need something changed here.")
 	}
 	return c.Next()
 }

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
 
@@ -23,6 +24,7 @@ func (a *admin) categoryRows(c *fiber.Ctx) ([]views.CategoryRow, error) {
 }
 
 func (a *admin) renderCategories(c *fiber.Ctx, props views.CategoriesProps) error {
+	props.Max = models.MaxCategories
 	return render(c, views.Categories(page(c, "Categories", views.SectionCategories), props))
 }
 

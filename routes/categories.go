@@ -16,13 +16,14 @@ type Category struct {
 // listCategories godoc
 //
 //	@Summary		List categories
-//	@Description	Every category, in ascending id order. Staff manage categories in the admin pages.
+//	@Description	Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 //	@ID				listCategories
 //	@Tags			animals
 //	@Produce		json
 //	@Security		BearerAuth
 //	@x-required-scope	"pets:read"
 //	@x-stability	"beta"
+//	@x-max-items	1000
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
 //	@Success		200				{array}		Category	"All categories"
 //	@Success		304				"The list is unchanged since the ETag given in If-None-Match"

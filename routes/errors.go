@@ -49,7 +49,6 @@ var statusOfCode = map[string]int{
 	models.EBanned:        http.StatusTooManyRequests,
 	models.EInternal:      http.StatusInternalServerError,
 	models.EUnavailable:   http.StatusServiceUnavailable,
-	codeForbidden:         http.StatusForbidden,
 
 	models.EInsufficientScope: http.StatusForbidden,
 }

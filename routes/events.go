@@ -46,7 +46,7 @@ func eventResponse(e *models.Event) (Event, error) {
 //	@x-required-scope	"pets:read or orders:read"
 //	@Param			limit			query		int					false	"Maximum number of events returned"	Format(int32)	minimum(1)	maximum(100)	default(20)
 //	@Param			type			query		models.EventType	false	"Return only events of this type"
-//	@Param			cursor			query		string				false	"Opaque token from the previous page's Link header"	maxlength(1024)
+//	@Param			cursor			query		string				false	"Opaque token from the previous page's Link header"	maxlength(64)
 //	@Param			If-None-Match	header		string				false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
 //	@Success		200				{array}		Event				"A page of events, oldest first"
 //	@Header			200				{string}	Link				"`<absolute URL of the next page>; rel="next"` (RFC 8288); absent on the last page"

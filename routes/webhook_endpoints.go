@@ -81,7 +81,10 @@ func endpointPath(id int64) string { return "/v1/webhook-endpoints/" + strconv.F
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
 //	@x-max-items	10
-//	@Success		200	{array}	WebhookEndpoint	"The client's endpoints"
+//	@Param			If-None-Match	header		string			false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
+//	@Success		200				{array}		WebhookEndpoint	"The client's endpoints"
+//	@Success		304				"The list is unchanged since the ETag given in If-None-Match"
+//	@Header			200,304			{string}	ETag			"Weak entity tag of the list, for If-None-Match"
 //	@Router			/webhook-endpoints [get]
 func listWebhookEndpoints(store *models.WebhookStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -111,6 +114,7 @@ func listWebhookEndpoints(store *models.WebhookStore) fiber.Handler {
 //	@Param			endpoint	body		NewWebhookEndpoint	true	"The endpoint to add"
 //	@Success		201			{object}	WebhookEndpoint		"Added; the answer's secret is shown only now"
 //	@Header			201			{string}	Location			"Absolute URL of the new endpoint"
+//	@Header			201			{string}	ETag				"Strong entity tag of this answer, secret included (a GET of the endpoint, without it, has another)"
 //	@Failure		400			{object}	Error				"A missing, malformed or refused url, an unknown or repeated event type, an 11th endpoint, malformed JSON or an unknown member"
 //	@Failure		413			{object}	Error				"Body larger than 64 KiB"
 //	@Failure		415			{object}	Error				"Content-Type is not application/json (in UTF-8), or the body is compressed"
@@ -144,8 +148,11 @@ func createWebhookEndpoint(store *models.WebhookStore, base publicBase) fiber.Ha
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
-//	@Param			endpointId	path		int				true	"Identifier of the endpoint"	Format(int64)
-//	@Success		200			{object}	WebhookEndpoint	"The endpoint"
+//	@Param			endpointId		path		int				true	"Identifier of the endpoint"	Format(int64)
+//	@Param			If-None-Match	header		string			false	"An ETag of an earlier answer: 304 when the endpoint is unchanged"	maxlength(1024)
+//	@Success		200				{object}	WebhookEndpoint	"The endpoint"
+//	@Success		304				"The endpoint is unchanged since the ETag given in If-None-Match"
+//	@Header			200,304			{string}	ETag			"Strong entity tag of the endpoint, for If-None-Match"
 //	@Failure		400			{object}	Error			"endpointId is not a 64-bit integer"
 //	@Failure		404			{object}	Error			"No endpoint with this id among the client's own"
 //	@Router			/webhook-endpoints/{endpointId} [get]
@@ -177,6 +184,7 @@ func getWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 //	@Param			endpointId	path		int						true	"Identifier of the endpoint"	Format(int64)
 //	@Param			changes		body		WebhookEndpointPatch	true	"The fields to change"
 //	@Success		200			{object}	WebhookEndpoint			"The endpoint as changed"
+//	@Header			200			{string}	ETag					"Strong entity tag of the endpoint as it is now: the one a GET of it answers"
 //	@Failure		400			{object}	Error					"endpointId is not a 64-bit integer, a malformed or refused url, an unknown or repeated event type, a null, malformed JSON or an unknown member"
 //	@Failure		404			{object}	Error					"No endpoint with this id among the client's own"
 //	@Failure		413			{object}	Error					"Body larger than 64 KiB"
@@ -245,6 +253,7 @@ func deleteWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 //	@x-required-scope	"webhooks"
 //	@Param			endpointId	path		int				true	"Identifier of the endpoint"	Format(int64)
 //	@Success		200			{object}	WebhookEndpoint	"The endpoint with its new secret, shown only now"
+//	@Header			200			{string}	ETag			"Strong entity tag of this answer, new secret included"
 //	@Failure		400			{object}	Error			"endpointId is not a 64-bit integer"
 //	@Failure		404			{object}	Error			"No endpoint with this id among the client's own"
 //	@Router			/webhook-endpoints/{endpointId}/rotate-secret [post]

@@ -203,6 +203,10 @@ func TestErrorCodesAreTheServicesOwn(t *testing.T) {
 			t.Errorf("routes/errors.go yields no code %s", c)
 		}
 	}
+	// The admin pages' 403s (CSRF, admins only) are HTML pages: their code is none of the API's.
+	if slices.Contains(want, "forbidden") {
+		t.Errorf("Error.code enum %v lists forbidden, which no /v1 operation answers", want)
+	}
 	if !strings.Contains(code.Description, "accept one it does not know") {
 		t.Errorf("Error.code description %q does not tell clients to accept codes added later", code.Description)
 	}
@@ -293,6 +297,9 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 				}
 			}
 		}, "(listPets) parameter cursor: a string needs a maxLength"},
+		{"list that is not paginated without its length", func(doc map[string]any) {
+			delete(op(doc, "/categories", "get"), "x-max-items")
+		}, "(listCategories) 200 body: an array needs a maxItems"},
 		{"deprecated without a sunset", func(doc map[string]any) {
 			delete(op(doc, "/pets/{petId}", "get"), "x-sunset")
 		}, "getPet): deprecated without its removal date"},
@@ -327,4 +334,28 @@ func facts(t *testing.T) serviceFacts {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// The service tags every JSON answer of an operation with its ETag, and answers a GET of it 304
+// to a matching If-None-Match (routes/conditional.go); only the inventory is written otherwise.
+// The document says so for each of them, the webhook endpoints' included.
+func TestEveryTaggedAnswerDocumentsItsETagAnd304(t *testing.T) {
+	for path, item := range published(t).Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.OperationID == "getInventory" || op.OperationID == "getInventoryHead" {
+				continue
+			}
+			for status, res := range op.Responses.Map() {
+				if status[0] == '2' && status != "204" && res.Value.Headers["ETag"] == nil {
+					t.Errorf("%s %s (%s): the %s answer documents no ETag", method, path, op.OperationID, status)
+				}
+			}
+			if method != "GET" && method != "HEAD" {
+				continue
+			}
+			if op.Responses.Value("304") == nil || op.Parameters.GetByInAndName("header", "If-None-Match") == nil {
+				t.Errorf("%s %s (%s): no If-None-Match and 304 documented", method, path, op.OperationID)
+			}
+		}
+	}
 }

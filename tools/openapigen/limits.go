@@ -83,11 +83,15 @@ func eachSchema(doc *openapi3.T, fn func(schemaPlace, *openapi3.Schema)) {
 
 // checkLimits enforces "every schema documents its limits" where a client relies on them:
 // named schemas, parameters and request bodies. An integer names its format, a string its
-// maximum length (or its values), an array its maximum number of items.
+// maximum length (or its values), an array its maximum number of items; an answer's array too,
+// so that a client knows how long a list that is not paginated can grow.
 func checkLimits(doc *openapi3.T) []error {
 	var errs []error
 	eachSchema(doc, func(at schemaPlace, s *openapi3.Schema) {
 		if at.answer {
+			if s.Type.Is(openapi3.TypeArray) && s.MaxItems == nil {
+				errs = append(errs, fmt.Errorf("%s: an array needs a maxItems (@x-max-items on a list that is not paginated)", at.where))
+			}
 			return
 		}
 		switch {

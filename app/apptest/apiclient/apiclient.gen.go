@@ -21,7 +21,6 @@ import (
 const (
 	ErrorCodeApiKeyBanned                ErrorCode = "api_key_banned"
 	ErrorCodeConflict                    ErrorCode = "conflict"
-	ErrorCodeForbidden                   ErrorCode = "forbidden"
 	ErrorCodeIdempotencyKeyReused        ErrorCode = "idempotency_key_reused"
 	ErrorCodeInsufficientScope           ErrorCode = "insufficient_scope"
 	ErrorCodeInternalError               ErrorCode = "internal_error"
@@ -46,8 +45,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeApiKeyBanned:
 		return true
 	case ErrorCodeConflict:
-		return true
-	case ErrorCodeForbidden:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
 		return true
@@ -833,6 +830,30 @@ type GetOrderHeadParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
+type ListWebhookEndpointsParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ListWebhookEndpointsHeadParams defines parameters for ListWebhookEndpointsHead.
+type ListWebhookEndpointsHeadParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetWebhookEndpointParams defines parameters for GetWebhookEndpoint.
+type GetWebhookEndpointParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the endpoint is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetWebhookEndpointHeadParams defines parameters for GetWebhookEndpointHead.
+type GetWebhookEndpointHeadParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the endpoint is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
 type CreatePetJSONRequestBody = NewPet
 
@@ -992,7 +1013,7 @@ type ClientInterface interface {
 
 	// ListCategories List categories
 	//
-	// Every category, in ascending id order. Staff manage categories in the admin pages.
+	// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1222,7 +1243,7 @@ type ClientInterface interface {
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /webhook-endpoints (the `ListWebhookEndpoints` operationId).
-	ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListWebhookEndpoints(ctx context.Context, params *ListWebhookEndpointsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpointsHead List webhook endpoints, headers only
 	//
@@ -1231,7 +1252,7 @@ type ClientInterface interface {
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /webhook-endpoints (the `ListWebhookEndpointsHead` operationId).
-	ListWebhookEndpointsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListWebhookEndpointsHead(ctx context.Context, params *ListWebhookEndpointsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateWebhookEndpointWithBody Add a webhook endpoint
 	//
@@ -1271,7 +1292,7 @@ type ClientInterface interface {
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /webhook-endpoints/{endpointId} (the `GetWebhookEndpoint` operationId).
-	GetWebhookEndpoint(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhookEndpoint(ctx context.Context, endpointId int64, params *GetWebhookEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWebhookEndpointHead Get a webhook endpoint, headers only
 	//
@@ -1280,7 +1301,7 @@ type ClientInterface interface {
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /webhook-endpoints/{endpointId} (the `GetWebhookEndpointHead` operationId).
-	GetWebhookEndpointHead(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhookEndpointHead(ctx context.Context, endpointId int64, params *GetWebhookEndpointHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhookEndpointWithBody Change a webhook endpoint
 	//
@@ -1327,7 +1348,7 @@ type ClientInterface interface {
 
 // ListCategories List categories
 //
-// Every category, in ascending id order. Staff manage categories in the admin pages.
+// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1785,8 +1806,8 @@ func (c *Client) CancelOrder(ctx context.Context, orderId int64, reqEditors ...R
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /webhook-endpoints (the `ListWebhookEndpoints` operationId).
-func (c *Client) ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListWebhookEndpointsRequest(c.Server)
+func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEndpointsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookEndpointsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1804,8 +1825,8 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, reqEditors ...Request
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /webhook-endpoints (the `ListWebhookEndpointsHead` operationId).
-func (c *Client) ListWebhookEndpointsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListWebhookEndpointsHeadRequest(c.Server)
+func (c *Client) ListWebhookEndpointsHead(ctx context.Context, params *ListWebhookEndpointsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookEndpointsHeadRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1884,8 +1905,8 @@ func (c *Client) DeleteWebhookEndpoint(ctx context.Context, endpointId int64, re
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /webhook-endpoints/{endpointId} (the `GetWebhookEndpoint` operationId).
-func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookEndpointRequest(c.Server, endpointId)
+func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId int64, params *GetWebhookEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookEndpointRequest(c.Server, endpointId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1903,8 +1924,8 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId int64, reqEd
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /webhook-endpoints/{endpointId} (the `GetWebhookEndpointHead` operationId).
-func (c *Client) GetWebhookEndpointHead(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookEndpointHeadRequest(c.Server, endpointId)
+func (c *Client) GetWebhookEndpointHead(ctx context.Context, endpointId int64, params *GetWebhookEndpointHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookEndpointHeadRequest(c.Server, endpointId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3204,7 +3225,7 @@ func NewCancelOrderRequest(server string, orderId int64) (*http.Request, error) 
 }
 
 // NewListWebhookEndpointsRequest constructs an http.Request for the ListWebhookEndpoints method
-func NewListWebhookEndpointsRequest(server string) (*http.Request, error) {
+func NewListWebhookEndpointsRequest(server string, params *ListWebhookEndpointsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3227,11 +3248,26 @@ func NewListWebhookEndpointsRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListWebhookEndpointsHeadRequest constructs an http.Request for the ListWebhookEndpointsHead method
-func NewListWebhookEndpointsHeadRequest(server string) (*http.Request, error) {
+func NewListWebhookEndpointsHeadRequest(server string, params *ListWebhookEndpointsHeadParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3252,6 +3288,21 @@ func NewListWebhookEndpointsHeadRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -3332,7 +3383,7 @@ func NewDeleteWebhookEndpointRequest(server string, endpointId int64) (*http.Req
 }
 
 // NewGetWebhookEndpointRequest constructs an http.Request for the GetWebhookEndpoint method
-func NewGetWebhookEndpointRequest(server string, endpointId int64) (*http.Request, error) {
+func NewGetWebhookEndpointRequest(server string, endpointId int64, params *GetWebhookEndpointParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3362,11 +3413,26 @@ func NewGetWebhookEndpointRequest(server string, endpointId int64) (*http.Reques
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetWebhookEndpointHeadRequest constructs an http.Request for the GetWebhookEndpointHead method
-func NewGetWebhookEndpointHeadRequest(server string, endpointId int64) (*http.Request, error) {
+func NewGetWebhookEndpointHeadRequest(server string, endpointId int64, params *GetWebhookEndpointHeadParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3394,6 +3460,21 @@ func NewGetWebhookEndpointHeadRequest(server string, endpointId int64) (*http.Re
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -3537,7 +3618,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListCategoriesWithResponse List categories
 	//
-	// Every category, in ascending id order. Staff manage categories in the admin pages.
+	// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3801,7 +3882,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /webhook-endpoints (the `ListWebhookEndpoints` operationId).
-	ListWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsResponse, error)
+	ListWebhookEndpointsWithResponse(ctx context.Context, params *ListWebhookEndpointsParams, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsResponse, error)
 
 	// ListWebhookEndpointsHeadWithResponse List webhook endpoints, headers only
 	//
@@ -3812,7 +3893,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /webhook-endpoints (the `ListWebhookEndpointsHead` operationId).
-	ListWebhookEndpointsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsHeadResponse, error)
+	ListWebhookEndpointsHeadWithResponse(ctx context.Context, params *ListWebhookEndpointsHeadParams, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsHeadResponse, error)
 
 	// CreateWebhookEndpointWithBodyWithResponse Add a webhook endpoint
 	//
@@ -3856,7 +3937,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /webhook-endpoints/{endpointId} (the `GetWebhookEndpoint` operationId).
-	GetWebhookEndpointWithResponse(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error)
+	GetWebhookEndpointWithResponse(ctx context.Context, endpointId int64, params *GetWebhookEndpointParams, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error)
 
 	// GetWebhookEndpointHeadWithResponse Get a webhook endpoint, headers only
 	//
@@ -3867,7 +3948,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /webhook-endpoints/{endpointId} (the `GetWebhookEndpointHead` operationId).
-	GetWebhookEndpointHeadWithResponse(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*GetWebhookEndpointHeadResponse, error)
+	GetWebhookEndpointHeadWithResponse(ctx context.Context, endpointId int64, params *GetWebhookEndpointHeadParams, reqEditors ...RequestEditorFn) (*GetWebhookEndpointHeadResponse, error)
 
 	// UpdateWebhookEndpointWithBodyWithResponse Change a webhook endpoint
 	//
@@ -7243,6 +7324,17 @@ func (r CancelOrderResponse) ContentType() string {
 // ListWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListWebhookEndpointsResponse304Headers the declared response headers of an HTTP 304 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7252,6 +7344,7 @@ type ListWebhookEndpointsResponse200Headers struct {
 // ListWebhookEndpointsResponse401Headers the declared response headers of an HTTP 401 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse401Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7262,6 +7355,7 @@ type ListWebhookEndpointsResponse401Headers struct {
 // ListWebhookEndpointsResponse403Headers the declared response headers of an HTTP 403 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse403Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7272,6 +7366,7 @@ type ListWebhookEndpointsResponse403Headers struct {
 // ListWebhookEndpointsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse429Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	RetryAfter               int64
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7282,6 +7377,7 @@ type ListWebhookEndpointsResponse429Headers struct {
 // ListWebhookEndpointsResponse500Headers the declared response headers of an HTTP 500 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse500Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7291,6 +7387,7 @@ type ListWebhookEndpointsResponse500Headers struct {
 // ListWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse503Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7303,17 +7400,19 @@ type ListWebhookEndpointsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]WebhookEndpoint
 	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *Unauthorized
+	JSON401 *Error
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *Forbidden
+	JSON403 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *InternalError
+	JSON500 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
+	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWebhookEndpointsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListWebhookEndpointsResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListWebhookEndpointsResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -7332,27 +7431,27 @@ func (r ListWebhookEndpointsResponse) GetJSON200() *[]WebhookEndpoint {
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListWebhookEndpointsResponse) GetJSON401() *Unauthorized {
+func (r ListWebhookEndpointsResponse) GetJSON401() *Error {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListWebhookEndpointsResponse) GetJSON403() *Forbidden {
+func (r ListWebhookEndpointsResponse) GetJSON403() *Error {
 	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListWebhookEndpointsResponse) GetJSON429() *TooManyRequests {
+func (r ListWebhookEndpointsResponse) GetJSON429() *Error {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListWebhookEndpointsResponse) GetJSON500() *InternalError {
+func (r ListWebhookEndpointsResponse) GetJSON500() *Error {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListWebhookEndpointsResponse) GetJSON503() *Unavailable {
+func (r ListWebhookEndpointsResponse) GetJSON503() *Error {
 	return r.JSON503
 }
 
@@ -7388,6 +7487,17 @@ func (r ListWebhookEndpointsResponse) ContentType() string {
 // ListWebhookEndpointsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpointsHead
 type ListWebhookEndpointsHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListWebhookEndpointsHeadResponse304Headers the declared response headers of an HTTP 304 response for ListWebhookEndpointsHead
+type ListWebhookEndpointsHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7397,6 +7507,7 @@ type ListWebhookEndpointsHeadResponse200Headers struct {
 // ListWebhookEndpointsHeadResponse401Headers the declared response headers of an HTTP 401 response for ListWebhookEndpointsHead
 type ListWebhookEndpointsHeadResponse401Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7407,6 +7518,7 @@ type ListWebhookEndpointsHeadResponse401Headers struct {
 // ListWebhookEndpointsHeadResponse403Headers the declared response headers of an HTTP 403 response for ListWebhookEndpointsHead
 type ListWebhookEndpointsHeadResponse403Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7417,6 +7529,7 @@ type ListWebhookEndpointsHeadResponse403Headers struct {
 // ListWebhookEndpointsHeadResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEndpointsHead
 type ListWebhookEndpointsHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	RetryAfter               int64
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7427,6 +7540,7 @@ type ListWebhookEndpointsHeadResponse429Headers struct {
 // ListWebhookEndpointsHeadResponse500Headers the declared response headers of an HTTP 500 response for ListWebhookEndpointsHead
 type ListWebhookEndpointsHeadResponse500Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7436,6 +7550,7 @@ type ListWebhookEndpointsHeadResponse500Headers struct {
 // ListWebhookEndpointsHeadResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpointsHead
 type ListWebhookEndpointsHeadResponse503Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7447,6 +7562,8 @@ type ListWebhookEndpointsHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWebhookEndpointsHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListWebhookEndpointsHeadResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListWebhookEndpointsHeadResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -7491,6 +7608,7 @@ func (r ListWebhookEndpointsHeadResponse) ContentType() string {
 // CreateWebhookEndpointResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse201Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	Location                 *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -7865,6 +7983,17 @@ func (r DeleteWebhookEndpointResponse) ContentType() string {
 // GetWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetWebhookEndpointResponse304Headers the declared response headers of an HTTP 304 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -7958,6 +8087,8 @@ type GetWebhookEndpointResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWebhookEndpointResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWebhookEndpointResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetWebhookEndpointResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8046,6 +8177,17 @@ func (r GetWebhookEndpointResponse) ContentType() string {
 // GetWebhookEndpointHeadResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEndpointHead
 type GetWebhookEndpointHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// GetWebhookEndpointHeadResponse304Headers the declared response headers of an HTTP 304 response for GetWebhookEndpointHead
+type GetWebhookEndpointHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -8123,6 +8265,8 @@ type GetWebhookEndpointHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWebhookEndpointHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWebhookEndpointHeadResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetWebhookEndpointHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8171,6 +8315,7 @@ func (r GetWebhookEndpointHeadResponse) ContentType() string {
 // UpdateWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -8388,6 +8533,7 @@ func (r UpdateWebhookEndpointResponse) ContentType() string {
 // RotateWebhookSecretResponse200Headers the declared response headers of an HTTP 200 response for RotateWebhookSecret
 type RotateWebhookSecretResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -8568,7 +8714,7 @@ func (r RotateWebhookSecretResponse) ContentType() string {
 
 // ListCategoriesWithResponse List categories
 //
-// Every category, in ascending id order. Staff manage categories in the admin pages.
+// Every category, in ascending id order: at most 1,000, so the list is not paginated. Staff manage categories in the admin pages.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -8970,8 +9116,8 @@ func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, order
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /webhook-endpoints (the `ListWebhookEndpoints` operationId).
-func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsResponse, error) {
-	rsp, err := c.ListWebhookEndpoints(ctx, reqEditors...)
+func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Context, params *ListWebhookEndpointsParams, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsResponse, error) {
+	rsp, err := c.ListWebhookEndpoints(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -8987,8 +9133,8 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /webhook-endpoints (the `ListWebhookEndpointsHead` operationId).
-func (c *ClientWithResponses) ListWebhookEndpointsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsHeadResponse, error) {
-	rsp, err := c.ListWebhookEndpointsHead(ctx, reqEditors...)
+func (c *ClientWithResponses) ListWebhookEndpointsHeadWithResponse(ctx context.Context, params *ListWebhookEndpointsHeadParams, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsHeadResponse, error) {
+	rsp, err := c.ListWebhookEndpointsHead(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9055,8 +9201,8 @@ func (c *ClientWithResponses) DeleteWebhookEndpointWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /webhook-endpoints/{endpointId} (the `GetWebhookEndpoint` operationId).
-func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error) {
-	rsp, err := c.GetWebhookEndpoint(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context, endpointId int64, params *GetWebhookEndpointParams, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error) {
+	rsp, err := c.GetWebhookEndpoint(ctx, endpointId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9072,8 +9218,8 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /webhook-endpoints/{endpointId} (the `GetWebhookEndpointHead` operationId).
-func (c *ClientWithResponses) GetWebhookEndpointHeadWithResponse(ctx context.Context, endpointId int64, reqEditors ...RequestEditorFn) (*GetWebhookEndpointHeadResponse, error) {
-	rsp, err := c.GetWebhookEndpointHead(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookEndpointHeadWithResponse(ctx context.Context, endpointId int64, params *GetWebhookEndpointHeadParams, reqEditors ...RequestEditorFn) (*GetWebhookEndpointHeadResponse, error) {
+	rsp, err := c.GetWebhookEndpointHead(ctx, endpointId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17667,36 +17813,39 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Unauthorized
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Forbidden
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest InternalError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17713,6 +17862,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -17743,6 +17899,51 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListWebhookEndpointsResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhookEndpointsResponse401Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -17751,6 +17952,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -17797,6 +18005,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17841,6 +18056,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
@@ -17887,6 +18109,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -17924,6 +18153,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -17982,6 +18218,13 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -18011,6 +18254,51 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListWebhookEndpointsHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhookEndpointsHeadResponse401Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -18019,6 +18307,13 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -18065,6 +18360,13 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18109,6 +18411,13 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
@@ -18155,6 +18464,13 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -18192,6 +18508,13 @@ func ParseListWebhookEndpointsHeadResponse(rsp *http.Response) (*ListWebhookEndp
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -18315,6 +18638,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -19102,6 +19432,9 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19163,6 +19496,13 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -19192,6 +19532,51 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWebhookEndpointResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetWebhookEndpointResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -19507,6 +19892,13 @@ func ParseGetWebhookEndpointHeadResponse(rsp *http.Response) (*GetWebhookEndpoin
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -19536,6 +19928,51 @@ func ParseGetWebhookEndpointHeadResponse(rsp *http.Response) (*GetWebhookEndpoin
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWebhookEndpointHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetWebhookEndpointHeadResponse400Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -19923,6 +20360,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -20402,6 +20846,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
