@@ -15,7 +15,7 @@ build:
 # The app package runs several minutes under the race detector on a busy 2-core machine: a
 # longer timeout than go test's default 10 minutes.
 test:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
 
 # The third-party tools the build runs (staticcheck, gosec, oasdiff, oapi-codegen), pinned in a
 # module of their own so their dependencies never reach the service's go.mod or its build.

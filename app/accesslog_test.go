@@ -20,6 +20,7 @@ import (
 // has exited, before the line that says it stopped, and a line reaches the log within moments
 // while the service runs, without waiting for a batch to fill.
 func TestAccessLogKeepsEveryRequestsLineOverSIGTERM(t *testing.T) {
+	t.Parallel()
 	bin := apptest.Binary(t)
 	env := apptest.EnvFor(testenv.SQLite, t)
 	key := apptest.CreateKey(t, bin, env)

@@ -23,6 +23,7 @@ func loginStatus(t *testing.T, s *apptest.Server, username, password string) int
 }
 
 func TestStaffChangeTheirOwnPasswordWithTheCurrentOne(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
@@ -90,6 +91,7 @@ func TestStaffChangeTheirOwnPasswordWithTheCurrentOne(t *testing.T) {
 }
 
 func TestWrongCurrentPasswordsAreSlowedDownLikeFailedLogins(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
@@ -110,6 +112,7 @@ func TestWrongCurrentPasswordsAreSlowedDownLikeFailedLogins(t *testing.T) {
 }
 
 func TestAnAdminResetsAPasswordShownOnceAndChangedAtTheNextLogin(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		samID := staffID(t, s, "sam")
@@ -176,6 +179,7 @@ func TestAnAdminResetsAPasswordShownOnceAndChangedAtTheNextLogin(t *testing.T) {
 }
 
 func TestStaffSetPasswordOnTheCommandLineEndsTheAccountsSessions(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		// The command line hashes at bcrypt's own cost, which under the race detector on a busy
 		// machine can outlast a request's database deadline (5 s) when the login checks it.

@@ -48,6 +48,7 @@ func staffID(t *testing.T, s *apptest.Server, username string) int64 {
 }
 
 func TestTheAuditLogShowsEveryChangeByStaffAndTheAPIWithWhoAndWhat(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		ada := s.NewBrowser(t)
@@ -135,6 +136,7 @@ func TestTheAuditLogShowsEveryChangeByStaffAndTheAPIWithWhoAndWhat(t *testing.T)
 }
 
 func TestTheAuditLogPagesNewestFirst(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	for i := range 30 {
 		createPet(t, s, map[string]any{"name": fmt.Sprintf("Pet %02d", i), "categoryId": 1})
@@ -158,6 +160,7 @@ func TestTheAuditLogPagesNewestFirst(t *testing.T) {
 // a key's own limits on a standard plan) is left out of its creation, lists are written out, ids
 // of other objects read #N, and a long name is cut in the Object column but whole in the changes.
 func TestTheAuditLogWritesValuesForPeople(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", adminPassword)

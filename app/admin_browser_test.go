@@ -186,6 +186,7 @@ func seedPets(t *testing.T, s *apptest.Server) {
 }
 
 func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	seedPets(t, s)
 	c := newChrome(t, s.URL)

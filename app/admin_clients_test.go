@@ -13,6 +13,7 @@ import (
 var clientPage = regexp.MustCompile(`^/admin/clients/(\d+)$`)
 
 func TestAdminsAddAClientIssueItAScopedKeyAndChangeTheScopes(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)

@@ -26,6 +26,7 @@ func callWithKey(t *testing.T, s *apptest.Server, key string) *apptest.Response 
 }
 
 func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
@@ -105,6 +106,7 @@ func TestAdminsIssueAKeySeenOnceThenChangeAndRevokeIt(t *testing.T) {
 }
 
 func TestAdminsLiftATemporaryBan(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	k, _ := s.CreateKey(t, newFreeKey("Noisy client"))
 	if _, err := s.Keys.Ban(context.Background(), k.ID, time.Now().Add(15*time.Minute)); err != nil {
@@ -129,6 +131,7 @@ func TestAdminsLiftATemporaryBan(t *testing.T) {
 }
 
 func TestDashboardShowsTodaysAPITraffic(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	for i := 0; i < 3; i++ {
 		s.Get(t, "/v1/pets")
@@ -145,6 +148,7 @@ func TestDashboardShowsTodaysAPITraffic(t *testing.T) {
 }
 
 func TestStaffCannotOpenTheAPIKeysPage(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)

@@ -21,6 +21,7 @@ type fetched struct {
 }
 
 func TestStaffSortSearchWorkInBulkAndExportInABrowser(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	seedPets(t, s)
 	more := make([]models.Pet, 48)

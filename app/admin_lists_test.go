@@ -38,6 +38,7 @@ func sortedBy(p *apptest.Page) map[string]string {
 }
 
 func TestPetsTableSortsByEachColumnAndSaysHowManyOfHowMany(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		pets := make([]models.Pet, 60)
@@ -138,6 +139,7 @@ func TestPetsTableSortsByEachColumnAndSaysHowManyOfHowMany(t *testing.T) {
 }
 
 func TestPetsSearchFindsAnIDOrPartOfAName(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		rex := addPet(t, s, "Rex", models.PetAvailable)
@@ -161,6 +163,7 @@ func TestPetsSearchFindsAnIDOrPartOfAName(t *testing.T) {
 }
 
 func TestOrdersTableIsNewestFirstSortsSearchesAndCounts(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		orders := models.NewOrderStore(s.DB)
@@ -266,6 +269,7 @@ func readCSV(t *testing.T, b *apptest.Browser, target, name string) [][]string {
 }
 
 func TestCSVExportsAreTheWholeFilteredListInTheTablesOrderAndRunNothing(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		risky := []string{"=HYPERLINK(\"http://x\",\"y\")", "+1 555", "-2", "@SUM(A1)", "Rex, \"the\" dog"}
@@ -341,6 +345,7 @@ func TestCSVExportsAreTheWholeFilteredListInTheTablesOrderAndRunNothing(t *testi
 }
 
 func TestBulkActionsConfirmHowManyApplyEachPetsRulesAndListTheRefusals(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		ctx := context.Background()

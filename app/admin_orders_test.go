@@ -42,6 +42,7 @@ func addPet(t *testing.T, s *apptest.Server, name string, status models.PetStatu
 }
 
 func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		petID := addPet(t, s, "Rex", models.PetAvailable)
@@ -110,6 +111,7 @@ func TestAnOrderMovesThroughItsLifecycleOnlyByTheActionsItAllows(t *testing.T) {
 }
 
 func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
@@ -144,6 +146,7 @@ func TestOrderFormsRefuseWhatTheLifecycleRefuses(t *testing.T) {
 }
 
 func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		petID := addPet(t, s, "Luna", models.PetAvailable)
@@ -201,6 +204,7 @@ func TestStaffSetAPetsStatusByHandAndItIsRecorded(t *testing.T) {
 }
 
 func TestOrdersTableFiltersAndPages(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	orders := models.NewOrderStore(s.DB)
 	ctx := context.Background()
@@ -247,6 +251,7 @@ func TestOrdersTableFiltersAndPages(t *testing.T) {
 }
 
 func TestEmptyOrdersListSaysWhereOrdersComeFrom(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)

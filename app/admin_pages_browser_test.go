@@ -91,6 +91,7 @@ func (c *chrome) shotEach(name string, paths ...string) {
 // desktop's width, and on any axe-core violation in either colour scheme.
 
 func TestPetAndOrderPagesOfEveryKindFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
+	t.Parallel()
 	p := newStorePages(t)
 	c := p.browse(t, "ada", adminPassword)
 	c.shotEach("50-pets",
@@ -110,6 +111,7 @@ func TestPetAndOrderPagesOfEveryKindFitTheirWindowAndPassAxeInABrowser(t *testin
 }
 
 func TestClientKeyAndAuditPagesOfEveryKindFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
+	t.Parallel()
 	p := newStorePages(t)
 	c := p.browse(t, "ada", adminPassword)
 	c.shotEach("51-clients",
@@ -123,6 +125,7 @@ func TestClientKeyAndAuditPagesOfEveryKindFitTheirWindowAndPassAxeInABrowser(t *
 }
 
 func TestStaffAndVisitorPagesFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
+	t.Parallel()
 	p := newStorePages(t)
 	// Staff see no admin pages: the dashboard without them, and a refusal.
 	c := p.browse(t, "sam", staffPassword)
@@ -156,6 +159,7 @@ var docsRules = map[string]map[string]bool{
 }
 
 func TestTheDocsPagesFitTheirWindowAndBreakOnlyTheirLibrariesAxeRulesInABrowser(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	c := newChrome(t, s.URL)
 	for _, tc := range []struct{ path, ready string }{

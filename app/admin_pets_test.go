@@ -21,6 +21,7 @@ func petNames(p *apptest.Page) []string {
 }
 
 func TestPetsTableFiltersSearchesAndPages(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		pets := make([]models.Pet, 60)
@@ -98,6 +99,7 @@ func TestPetsTableFiltersSearchesAndPages(t *testing.T) {
 }
 
 func TestEmptyPetsListSaysHowToAddOne(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
@@ -110,6 +112,7 @@ func TestEmptyPetsListSaysHowToAddOne(t *testing.T) {
 var petPage = regexp.MustCompile(`^/admin/pets/(\d+)$`)
 
 func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
@@ -189,6 +192,7 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 }
 
 func TestWhatUsersTypeIsShownEscaped(t *testing.T) {
+	t.Parallel()
 	const evil = `<script>alert(1)</script>`
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
@@ -214,6 +218,7 @@ func TestWhatUsersTypeIsShownEscaped(t *testing.T) {
 }
 
 func TestAdminsManageCategories(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		b := s.NewBrowser(t)
@@ -251,6 +256,7 @@ func TestAdminsManageCategories(t *testing.T) {
 }
 
 func TestAdminsManageStaffAccounts(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", adminPassword)
@@ -289,6 +295,7 @@ func TestAdminsManageStaffAccounts(t *testing.T) {
 }
 
 func TestStaffDeleteAndRestorePetsWithTheAPIsRefusals(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		rex := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})

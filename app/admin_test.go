@@ -54,6 +54,7 @@ func wantStatus(t *testing.T, p *apptest.Page, status int) {
 }
 
 func TestAdminPagesSendVisitorsToLoginAndBackAfterIt(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	for _, path := range []string{"/admin", "/admin/pets", "/admin/pets/1", "/admin/categories", "/admin/staff"} {
@@ -85,6 +86,7 @@ func TestAdminPagesSendVisitorsToLoginAndBackAfterIt(t *testing.T) {
 }
 
 func TestLoginRedirectStaysInsideTheAdminPages(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	for _, next := range []string{"https://evil.example/", "//evil.example/admin", "/\\evil.example", "/v1/pets", "javascript:alert(1)", "/admin/logout"} {
 		b := s.NewBrowser(t)
@@ -97,6 +99,7 @@ func TestLoginRedirectStaysInsideTheAdminPages(t *testing.T) {
 }
 
 func TestLoginStartsANewSessionAndThePlantedIDIsWorthNothing(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Get(t, "/admin/login")
@@ -125,6 +128,7 @@ func TestLoginStartsANewSessionAndThePlantedIDIsWorthNothing(t *testing.T) {
 }
 
 func TestSessionCookiesAreHttpOnlyLaxAndSecureBehindTLS(t *testing.T) {
+	t.Parallel()
 	s := adminServerBehindTLS(t)
 	for _, tls := range []bool{false, true} {
 		b := s.NewBrowser(t)
@@ -161,6 +165,7 @@ func TestSessionCookiesAreHttpOnlyLaxAndSecureBehindTLS(t *testing.T) {
 }
 
 func TestFormsWithoutTheirCSRFTokenAreRefused(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		// Login itself needs the token.
@@ -200,6 +205,7 @@ func TestFormsWithoutTheirCSRFTokenAreRefused(t *testing.T) {
 }
 
 func TestRepeatedFailedLoginsAreSlowedDown(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Get(t, "/admin/login")
@@ -227,6 +233,7 @@ func TestRepeatedFailedLoginsAreSlowedDown(t *testing.T) {
 }
 
 func TestLogoutEndsTheSessionOnTheServer(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "ada", adminPassword)
@@ -248,6 +255,7 @@ func TestLogoutEndsTheSessionOnTheServer(t *testing.T) {
 }
 
 func TestStaffCannotOpenAdminOnlyPages(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	home := b.Login(t, "sam", staffPassword)
@@ -281,6 +289,7 @@ func TestStaffCannotOpenAdminOnlyPages(t *testing.T) {
 }
 
 func TestDisabledStaffAreSignedOutAtTheirNextRequest(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	samBrowser := s.NewBrowser(t)
 	samBrowser.Login(t, "sam", staffPassword)
@@ -309,6 +318,7 @@ func TestDisabledStaffAreSignedOutAtTheirNextRequest(t *testing.T) {
 }
 
 func TestAdminErrorsAreHTMLPagesAndAPIErrorsStayJSON(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	b := s.NewBrowser(t)
 	b.Login(t, "sam", staffPassword)
@@ -331,6 +341,7 @@ func TestAdminErrorsAreHTMLPagesAndAPIErrorsStayJSON(t *testing.T) {
 var hashedCSS = regexp.MustCompile(`/static/admin\.[0-9a-f]{12}\.css`)
 
 func TestStaticFilesHaveHashedNamesAndLongCaching(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	login := s.NewBrowser(t).Get(t, "/admin/login")
 	href, _ := login.Doc.Find(`link[rel="stylesheet"]`).Attr("href")
@@ -354,6 +365,7 @@ func TestStaticFilesHaveHashedNamesAndLongCaching(t *testing.T) {
 }
 
 func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.Postgres)
 	cfg.RedisURL = testenv.RedisURL(t)
 	cfg.RedisPrefix = testenv.RedisPrefix(t)
@@ -384,6 +396,7 @@ func TestWithRedisEveryInstanceSharesTheSessions(t *testing.T) {
 }
 
 func TestBehindTLSAFormPostMustComeFromThisSite(t *testing.T) {
+	t.Parallel()
 	s := adminServerBehindTLS(t)
 	b := s.NewBrowser(t)
 	req := s.NewRequest(t, http.MethodGet, "/admin/login", nil)
@@ -411,6 +424,7 @@ func TestBehindTLSAFormPostMustComeFromThisSite(t *testing.T) {
 }
 
 func TestADatabaseTimeoutStillShowsTheErrorPage(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	db := apptest.OpenDB(t, cfg)
 	cfg.DBTimeout = time.Nanosecond
@@ -425,6 +439,7 @@ func TestADatabaseTimeoutStillShowsTheErrorPage(t *testing.T) {
 }
 
 func TestAnonymousVisitsStoreNoSessionAndLoginStartsOne(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.Postgres)
 	cfg.RedisURL = testenv.RedisURL(t)
 	cfg.RedisPrefix = testenv.RedisPrefix(t)

@@ -17,6 +17,7 @@ import (
 // Every route that changes something, through the API and through the admin pages, leaves its
 // entry in the audit log: the actor, the object and what was done.
 func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := adminServer(t, store)
 		api := "api-key:" + itoa(s.KeyID)

@@ -83,6 +83,7 @@ func wantError(t *testing.T, res *apptest.Response, status int, code, retryAfter
 }
 
 func TestFreeKeyAdmits60RequestsAMinuteThenAnswers429UntilTheMinuteEnds(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := startAt(t, apptest.Config(t, store))
 		c := s.As(s.NewKey(t, "free"))
@@ -110,6 +111,7 @@ func TestFreeKeyAdmits60RequestsAMinuteThenAnswers429UntilTheMinuteEnds(t *testi
 }
 
 func TestFreeKeyHas1000RequestsADayAndWaitsForMidnightUTC(t *testing.T) {
+	t.Parallel()
 	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	c := s.As(s.NewKey(t, "free"))
 	midnight := time.Date(2030, 1, 3, 0, 0, 0, 0, time.UTC)
@@ -173,6 +175,7 @@ func listedKey(t *testing.T, env map[string]string, id int64) keyListItem {
 }
 
 func TestKeyThatKeepsSendingAfterIts429sIsBannedUntilUnbanned(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := startAt(t, apptest.Config(t, store))
 		k, plain := s.CreateKey(t, models.NewAPIKey{Name: "noisy", Plan: "free"})
@@ -213,6 +216,7 @@ func TestKeyThatKeepsSendingAfterIts429sIsBannedUntilUnbanned(t *testing.T) {
 }
 
 func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.BanThreshold, cfg.BanDuration = 0.5, 2*time.Minute
 	s := startAt(t, cfg)
@@ -244,6 +248,7 @@ func TestBanThresholdAndDurationAreConfigurableAndABanEndsByItself(t *testing.T)
 }
 
 func TestRevokedAndExpiredKeysAnswer401(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := startAt(t, apptest.Config(t, store))
 		ctx := context.Background()
@@ -288,6 +293,7 @@ func TestRevokedAndExpiredKeysAnswer401(t *testing.T) {
 }
 
 func TestRequestsWithoutAValidKeyAnswer401AndAreLimitedPerClientIP(t *testing.T) {
+	t.Parallel()
 	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	valid := s.NewKey(t, "free")
 	wrongSecret := valid[:13] + strings.Repeat("a", len(valid)-13)
@@ -340,6 +346,7 @@ func TestRequestsWithoutAValidKeyAnswer401AndAreLimitedPerClientIP(t *testing.T)
 }
 
 func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.T) {
+	t.Parallel()
 	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	requests := []struct {
 		method, path, contentType string
@@ -394,6 +401,7 @@ func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.
 }
 
 func TestEachPlanHasItsLimitsAndAPlanChangeAppliesToTheNextRequest(t *testing.T) {
+	t.Parallel()
 	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	for plan, limit := range map[string]int{"free": 60, "pro": 300, "business": 1000, "enterprise": 1000} {
 		res := s.As(s.NewKey(t, plan)).Get(t, "/v1/pets")
@@ -414,6 +422,7 @@ func TestEachPlanHasItsLimitsAndAPlanChangeAppliesToTheNextRequest(t *testing.T)
 // TestHundredConcurrentRequestsWithAFreeKeyGetExactly60Successes holds on the in-memory
 // limiter and on Redis, also when the requests are spread over two instances sharing it.
 func TestHundredConcurrentRequestsWithAFreeKeyGetExactly60Successes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		redis     bool
@@ -476,6 +485,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestUnreachableRedisLeavesTheServiceAnsweringWithCountsOfItsOwn(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.RedisURL = "redis://127.0.0.1:1/0" // nothing listens on port 1
 	var logs syncBuffer
@@ -496,6 +506,7 @@ func TestUnreachableRedisLeavesTheServiceAnsweringWithCountsOfItsOwn(t *testing.
 }
 
 func TestLastUsedTimesAreWrittenInBatchesNotPerRequest(t *testing.T) {
+	t.Parallel()
 	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	k, plain := s.CreateKey(t, models.NewAPIKey{Name: "busy", Plan: "pro"})
 	var writes sync.Map
@@ -533,6 +544,7 @@ func TestLastUsedTimesAreWrittenInBatchesNotPerRequest(t *testing.T) {
 }
 
 func TestARepeatedWrongKeyCostsOneDatabaseReadPerCacheTTL(t *testing.T) {
+	t.Parallel()
 	s := startAt(t, apptest.Config(t, testenv.SQLite))
 	var reads sync.Map
 	if err := s.DB.Callback().Query().After("gorm:query").Register("test:count_key_reads", func(db *gorm.DB) {
@@ -570,6 +582,7 @@ func TestARepeatedWrongKeyCostsOneDatabaseReadPerCacheTTL(t *testing.T) {
 }
 
 func TestKeysCommandIssuesListsRevokesAndChangesPlans(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	env := cliEnv(cfg)
 	var created struct {
@@ -646,6 +659,7 @@ func TestKeysCommandIssuesListsRevokesAndChangesPlans(t *testing.T) {
 }
 
 func TestBadBanAndCacheSettingsNameTheVariable(t *testing.T) {
+	t.Parallel()
 	for name, value := range map[string]string{
 		"PETSTORE_BAN_THRESHOLD": "0",
 		"PETSTORE_BAN_DURATION":  "forever",
@@ -660,6 +674,7 @@ func TestBadBanAndCacheSettingsNameTheVariable(t *testing.T) {
 }
 
 func TestKeysAreRandomAndNeitherStoredNorLoggedInFull(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.BanThreshold = 0.1

@@ -45,6 +45,7 @@ func listOrderIDs(t *testing.T, s *apptest.Server) []int64 {
 }
 
 func TestAKeyWithoutTheOperationsScopeIsRefused403AndCounted(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		_, reader := keyFor(t, s, "Dashboard", 0, models.ScopePetsRead, models.ScopeOrdersRead)
@@ -81,6 +82,7 @@ func TestAKeyWithoutTheOperationsScopeIsRefused403AndCounted(t *testing.T) {
 }
 
 func TestOrdersBelongToTheClientWhoseKeyPlacedThem(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		a, acme := keyFor(t, s, "Acme", 0)
@@ -135,6 +137,7 @@ func TestOrdersBelongToTheClientWhoseKeyPlacedThem(t *testing.T) {
 }
 
 func TestAClientCancelsItsOwnOrderWhilePlacedAndOnlyThen(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		k, plain := keyFor(t, s, "Acme", 0)
@@ -178,6 +181,7 @@ func TestAClientCancelsItsOwnOrderWhilePlacedAndOnlyThen(t *testing.T) {
 }
 
 func TestAnIdempotencyKeyReplaysOnlyToTheClientThatUsedIt(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		_, acme := keyFor(t, s, "Acme", 0)

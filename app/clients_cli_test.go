@@ -13,6 +13,7 @@ import (
 )
 
 func TestClientsAndScopedKeysFromTheCommandLine(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	env := cliEnv(cfg)
 

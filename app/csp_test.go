@@ -38,6 +38,7 @@ func checkAdminCSP(t *testing.T, path, policy string) {
 }
 
 func TestAdminPagesHaveACSPAndNoInlineScript(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	check := func(path string, p *apptest.Page) {
@@ -79,6 +80,7 @@ func cspWatch(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 }
 
 func TestAdminPagesWorkUnderTheirCSPInABrowserAndInjectedScriptDoesNotRun(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	c := newChrome(t, s.URL)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestProfilesAreServedOnTheDebugListenerOnlyAndNeverOnThePublicPort(t *testing.T) {
+	t.Parallel()
 	addr, debugAddr := freeAddr(t), freeAddr(t)
 	logs := startServe(t, map[string]string{
 		"PETSTORE_ADDR":       addr,
@@ -49,6 +50,7 @@ func TestProfilesAreServedOnTheDebugListenerOnlyAndNeverOnThePublicPort(t *testi
 }
 
 func TestDebugListenerIsOffUnlessConfiguredAndOnLoopbackUnlessAHostIsNamed(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	logs := startServe(t, map[string]string{"PETSTORE_ADDR": addr, "PETSTORE_DB_PATH": t.TempDir() + "/p.db"})
 	if strings.Contains(logs.String(), "debug listener") {

@@ -120,6 +120,7 @@ func (l *requestLog) offsite(ctx context.Context, base string) ([]string, error)
 }
 
 func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -177,6 +178,7 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 }
 
 func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	log := watchRequests(ctx)

@@ -26,6 +26,7 @@ var externalURL = regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:)?//`)
 var hashedAsset = regexp.MustCompile(`(?:src|href)="/docs/([a-z-]+(?:\.[a-z]+)?\.[0-9a-f]{12}\.(?:js|css))"`)
 
 func TestDocsPagesAndTheirAssetsComeFromTheServiceItself(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	assets := map[string]string{} // hashed name → what its content must mention
 	for _, tc := range []struct {
@@ -131,6 +132,7 @@ func decode(t *testing.T, encoding string, body []byte) []byte {
 }
 
 func TestServedDocumentListsThisInstanceFirstThenTheConfiguredServers(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.ProductionURL, cfg.StagingURL = "https://api.example.com", "https://staging.example.com"
 	s := apptest.New(t, cfg)

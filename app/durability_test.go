@@ -20,6 +20,7 @@ import (
 )
 
 func TestAThousandConcurrentCreatesGiveAThousandDistinctPets(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		// What is measured is that nothing is lost or doubled, not latency: SQLite queues every
@@ -342,6 +343,7 @@ func (st stored) checkAcknowledged(t *testing.T, w *writers) {
 }
 
 func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testing.T) {
+	t.Parallel()
 	bin := apptest.Binary(t)
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		env := apptest.EnvFor(store, t)
@@ -391,6 +393,7 @@ func TestAKilledProcessLosesNoAcknowledgedWriteAndLeavesNothingHalfDone(t *testi
 }
 
 func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
+	t.Parallel()
 	bin := apptest.Binary(t)
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		env := apptest.EnvFor(store, t)
@@ -455,6 +458,7 @@ func TestSIGTERMUnderLoadFinishesInFlightRequestsAndExitsInTime(t *testing.T) {
 }
 
 func TestShutdownGivesUpOnAStuckRequestAtItsTimeout(t *testing.T) {
+	t.Parallel()
 	bin := apptest.Binary(t)
 	env := apptest.EnvFor(testenv.SQLite, t)
 	env["PETSTORE_SHUTDOWN_TIMEOUT"] = "1s"

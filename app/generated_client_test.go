@@ -73,6 +73,7 @@ func anError(t *testing.T, e *apiclient.Error, code apiclient.ErrorCode, status 
 }
 
 func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		// A webhook endpoint on loopback is accepted (no delivery is ever attempted here).
@@ -418,6 +419,7 @@ func ptrTo[T any](v T) *T { return &v }
 
 // The generated client and its runtime are for tests and integrators: the service does not link them.
 func TestTheServiceBinaryLinksNoGeneratedClient(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "github.com/petstore/petstore").Output() // #nosec G204 -- this module
 	if err != nil {
 		t.Fatal(err)

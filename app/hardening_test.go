@@ -49,6 +49,7 @@ func checkSecurityHeaders(t *testing.T, what string, res *apptest.Response) {
 }
 
 func TestEveryAnswerCarriesSecurityHeadersAndNoServerBanner(t *testing.T) {
+	t.Parallel()
 	s := serverWithRoute(t, "/v1/explode", func(*fiber.Ctx) error { panic("boom") }).Invalid()
 	bigHeader := strings.Repeat("a", 2*s.Cfg.MaxHeaderBytes)
 	bigBody := `{"name":"` + strings.Repeat("x", routes.MaxBodyBytes) + `","categoryId":1}`
@@ -97,6 +98,7 @@ func serverWithRoute(t *testing.T, path string, h fiber.Handler) *apptest.Server
 }
 
 func TestHeadersOverTheCapAnswer431AndHeadersUnderItPass(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.MaxHeaderBytes = 4096
 	s := apptest.New(t, cfg)
@@ -143,6 +145,7 @@ func requestIP(t *testing.T, s *apptest.Server, headers map[string]string) (stri
 }
 
 func TestSpoofedForwardingHeadersAreIgnoredUnlessThePeerIsATrustedProxy(t *testing.T) {
+	t.Parallel()
 	spoof := map[string]string{"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https", "X-Real-IP": "203.0.113.10"}
 	for _, tc := range []struct {
 		name    string
@@ -176,6 +179,7 @@ func TestSpoofedForwardingHeadersAreIgnoredUnlessThePeerIsATrustedProxy(t *testi
 }
 
 func TestCORSIsOffByDefaultAndAllowsOnlyConfiguredOrigins(t *testing.T) {
+	t.Parallel()
 	preflight := func(s *apptest.Server, origin string) *apptest.Response {
 		req := s.NewRequest(t, "OPTIONS", "/v1/pets", nil)
 		req.Header.Set("Origin", origin)
@@ -237,6 +241,7 @@ func connEnds(t *testing.T, conn net.Conn, limit time.Duration) {
 }
 
 func TestSlowAndIdleClientsCannotHoldAConnection(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.ReadTimeout, cfg.IdleTimeout = 500*time.Millisecond, 500*time.Millisecond
 	s := apptest.New(t, cfg)
@@ -281,6 +286,7 @@ func TestSlowAndIdleClientsCannotHoldAConnection(t *testing.T) {
 }
 
 func TestPostgresConnectionsCarryTheStatementTimeout(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.Postgres)
 	cfg.DBTimeout = 1234 * time.Millisecond
 	db := apptest.OpenDB(t, cfg)
@@ -294,6 +300,7 @@ func TestPostgresConnectionsCarryTheStatementTimeout(t *testing.T) {
 }
 
 func TestBadSecuritySettingsNameTheVariable(t *testing.T) {
+	t.Parallel()
 	for name, value := range map[string]string{
 		"PETSTORE_MAX_HEADER_BYTES": "12",
 		"PETSTORE_TRUSTED_PROXIES":  "10.0.0.0/8, proxy.internal",
@@ -325,6 +332,7 @@ func TestBadSecuritySettingsNameTheVariable(t *testing.T) {
 }
 
 func TestRotatingForwardedForDoesNotEscapeThePerIPLimit(t *testing.T) {
+	t.Parallel()
 	limit := models.AnonymousLimits.PerMinute
 	for _, tc := range []struct {
 		name    string

@@ -11,6 +11,7 @@ import (
 )
 
 func TestHealthcheckExitsZeroWhileTheServiceAnswers(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	u, _ := url.Parse(s.URL)
 	_, port, _ := net.SplitHostPort(u.Host)
@@ -32,6 +33,7 @@ func TestHealthcheckExitsZeroWhileTheServiceAnswers(t *testing.T) {
 }
 
 func TestHealthcheckFailsWhenTheDatabaseIsGoneOrNothingListens(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	u, _ := url.Parse(s.URL)
 	env := map[string]string{"PETSTORE_ADDR": u.Host}

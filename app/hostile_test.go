@@ -105,6 +105,7 @@ func hostileRequests() []hostileRequest {
 }
 
 func TestHostileRequestsAgainstTheRunningBinaryGetNo5xxAndNoCrash(t *testing.T) {
+	t.Parallel()
 	bin := apptest.Binary(t)
 	env := apptest.EnvFor(testenv.Postgres, t)
 	env["PETSTORE_LOG_LEVEL"] = "debug"

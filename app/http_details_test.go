@@ -44,6 +44,7 @@ func linksOf(t *testing.T, s *apptest.Server, host string, header ...string) (lo
 }
 
 func TestLinkAndLocationAreAbsoluteAndNeverFromAnUntrustedClientsHeaders(t *testing.T) {
+	t.Parallel()
 	spoof := []string{"X-Forwarded-Host", "evil.example", "X-Forwarded-Proto", "https"}
 	t.Run("direct, without PETSTORE_PUBLIC_URL: the address the client connected to", func(t *testing.T) {
 		s := apptest.New(t, apptest.Config(t, testenv.SQLite))
@@ -93,6 +94,7 @@ func TestLinkAndLocationAreAbsoluteAndNeverFromAnUntrustedClientsHeaders(t *test
 }
 
 func TestPublicURLMustBeAnHTTPAddressWithoutV1(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"api.example.com", "ftp://api.example.com", "https://api.example.com/v1", "https://api.example.com?x=1"} {
 		_, err := app.LoadConfig(func(k string) string {
 			if k == "PETSTORE_PUBLIC_URL" {
@@ -113,6 +115,7 @@ func TestPublicURLMustBeAnHTTPAddressWithoutV1(t *testing.T) {
 }
 
 func TestSingleValueParametersRefuseRepeatsAndEmptyValues(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for i := range 3 {
 		createPet(t, s, map[string]any{"name": fmt.Sprint("Pet ", i), "categoryId": 1})
@@ -192,6 +195,7 @@ func decompressed(t *testing.T, res *apptest.Response) []byte {
 }
 
 func TestAnswersOf1KiBOrMoreAreCompressedAsTheClientPrefers(t *testing.T) {
+	t.Parallel()
 	gzipped := bytes.Repeat([]byte("precompressed "), 300)
 	var pre bytes.Buffer
 	zw := gzip.NewWriter(&pre)
@@ -271,6 +275,7 @@ func TestAnswersOf1KiBOrMoreAreCompressedAsTheClientPrefers(t *testing.T) {
 }
 
 func TestBrowsersMayChangeAndDeletePetsAcrossOriginsWithConditions(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	cfg.CORSOrigins = []string{"https://shop.example.com"}
 	s := apptest.New(t, cfg).Invalid() // OPTIONS is no operation of the document

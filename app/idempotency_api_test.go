@@ -51,6 +51,7 @@ func sameResponse(t *testing.T, first, replay *apptest.Response) {
 }
 
 func TestRetryWithTheSameKeyReplaysTheFirstResponseAndCreatesNothing(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		first := postWithKey(t, s, "/v1/pets", "key-1", `{"name":"Rex","categoryId":1}`)
@@ -94,6 +95,7 @@ func TestRetryWithTheSameKeyReplaysTheFirstResponseAndCreatesNothing(t *testing.
 }
 
 func TestTheKeyIsSharedByInstancesAndSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		one := apptest.New(t, cfg)
@@ -108,6 +110,7 @@ func TestTheKeyIsSharedByInstancesAndSurvivesARestart(t *testing.T) {
 }
 
 func TestSameKeyForADifferentRequestAnswers422(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		if res := postWithKey(t, s, "/v1/pets", "k", `{"name":"Rex","categoryId":1}`); res.StatusCode != http.StatusCreated {
@@ -131,6 +134,7 @@ func TestSameKeyForADifferentRequestAnswers422(t *testing.T) {
 }
 
 func TestDuplicateWhileTheFirstIsInFlightAnswers409(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		body := `{"name":"Rex","categoryId":1}`
@@ -163,6 +167,7 @@ func TestDuplicateWhileTheFirstIsInFlightAnswers409(t *testing.T) {
 }
 
 func TestConcurrentDuplicatesCreateOnePet(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		const n = 10
@@ -200,6 +205,7 @@ func TestConcurrentDuplicatesCreateOnePet(t *testing.T) {
 }
 
 func TestOutcomesAreReplayedButRequestAndServerErrorsAreNot(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		// A 400 did nothing and is not kept: the client fixes its body and reuses the key.
@@ -249,6 +255,7 @@ func TestOutcomesAreReplayedButRequestAndServerErrorsAreNot(t *testing.T) {
 }
 
 func TestExpiredKeysRunAgainAndArePurged(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		body := `{"name":"Rex","categoryId":1}`
@@ -279,6 +286,7 @@ func TestExpiredKeysRunAgainAndArePurged(t *testing.T) {
 }
 
 func TestMalformedIdempotencyKeysAreRefused(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for _, key := range []string{`""`, strings.Repeat("k", 256), "two words", "tab\there", "ключ"} {
 		res := postWithKey(t, s.Invalid(), "/v1/pets", key, `{"name":"Rex","categoryId":1}`)
@@ -298,6 +306,7 @@ func TestMalformedIdempotencyKeysAreRefused(t *testing.T) {
 // A real first request held up in the database (PostgreSQL's row lock on its pet) keeps its key
 // in flight: the duplicate answers 409 at once, and once the first finishes, retries replay it.
 func TestDuplicateOfARequestStillRunningAnswers409(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.Postgres))
 	p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
 	body := fmt.Sprintf(`{"petId":%d}`, p.ID)
@@ -329,6 +338,7 @@ func TestDuplicateOfARequestStillRunningAnswers409(t *testing.T) {
 }
 
 func TestServePurgesExpiredKeys(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.SQLite)
 	db := apptest.OpenDB(t, cfg)
 	now := time.Now().UTC()
@@ -370,6 +380,7 @@ func TestServePurgesExpiredKeys(t *testing.T) {
 // Keys are scoped to the API key that sent them: another client's identical Idempotency-Key and
 // body is another request, and each client's retry replays its own first response.
 func TestTheSameKeyFromAnotherAPIKeyIsAnotherRequest(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		other := s.NewKey(t, "pro")

@@ -33,6 +33,7 @@ func waitFor(t *testing.T, what string, seen func() bool) time.Duration {
 }
 
 func TestKeyChangesMadeElsewhereReachEveryRunningInstanceAtOnce(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		cfg.KeyCacheTTL = time.Hour

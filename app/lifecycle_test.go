@@ -34,6 +34,7 @@ func orderIn(t *testing.T, s *apptest.Server, status models.OrderStatus) (order,
 }
 
 func TestEveryOrderTransitionAllowedAndRefused(t *testing.T) {
+	t.Parallel()
 	type outcome struct {
 		order models.OrderStatus
 		pet   models.PetStatus
@@ -110,6 +111,7 @@ func TestEveryOrderTransitionAllowedAndRefused(t *testing.T) {
 }
 
 func TestPlacingRecordsTheClientInThePetsHistory(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		o, p := orderIn(t, s, models.OrderDelivered)
@@ -134,6 +136,7 @@ func TestPlacingRecordsTheClientInThePetsHistory(t *testing.T) {
 }
 
 func TestStaffSetStatusByHandOnlyForPetsNoOrderHolds(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		pets := models.NewPetStore(s.DB)
@@ -189,6 +192,7 @@ func TestStaffSetStatusByHandOnlyForPetsNoOrderHolds(t *testing.T) {
 // Staff clicking deliver and cancel at once, many times over: each order ends in exactly one of
 // the two, and its pet agrees with it.
 func TestConcurrentStaffActionsLeaveOrderAndPetInAgreement(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
@@ -222,6 +226,7 @@ func TestConcurrentStaffActionsLeaveOrderAndPetInAgreement(t *testing.T) {
 }
 
 func TestMixedConcurrentOrdersAndCancelsNeverGiveAPetTwoLiveOrders(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)

@@ -99,6 +99,7 @@ func startServe(t *testing.T, env map[string]string) *logWatch {
 }
 
 func TestMetricsListenerCountsRequestsByRoutePatternAndStatus(t *testing.T) {
+	t.Parallel()
 	addr, metricsAddr := freeAddr(t), freeAddr(t)
 	env := map[string]string{
 		"PETSTORE_ADDR":         addr,
@@ -169,6 +170,7 @@ func TestMetricsListenerCountsRequestsByRoutePatternAndStatus(t *testing.T) {
 }
 
 func TestMetricsAreOffUnlessConfiguredAndNeverOnThePublicPort(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	logs := startServe(t, map[string]string{"PETSTORE_ADDR": addr, "PETSTORE_DB_PATH": t.TempDir() + "/p.db"})
 	if strings.Contains(logs.String(), "metrics listening") {
@@ -185,6 +187,7 @@ func TestMetricsAreOffUnlessConfiguredAndNeverOnThePublicPort(t *testing.T) {
 }
 
 func TestMetricsShowDatabasePoolUseRefusalsAndBansOnPostgres(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.Config(t, testenv.Postgres)
 	// A ban after 6 refusals in a minute (a tenth of the Free plan's 60), to keep the test short.
 	cfg.BanThreshold = 0.1

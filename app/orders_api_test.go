@@ -54,6 +54,7 @@ func liveOrders(t *testing.T, s *apptest.Server, petID int64) int64 {
 }
 
 func TestAShipDateMayBeAnyTimeOfTheCurrentUTCDayOrLater(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	today := time.Now().UTC().Format(time.DateOnly)
 	for _, ship := range []string{today + "T00:00:00Z", today + "T00:00:00-05:00"} {
@@ -65,6 +66,7 @@ func TestAShipDateMayBeAnyTimeOfTheCurrentUTCDayOrLater(t *testing.T) {
 }
 
 func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -112,6 +114,7 @@ func TestPlacedOrderMovesItsPetToPendingAndIsListed(t *testing.T) {
 }
 
 func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		avail := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -171,6 +174,7 @@ func TestPlaceOrderRefusesAndChangesNothing(t *testing.T) {
 }
 
 func TestListOrdersPagesAndFilters(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
@@ -231,6 +235,7 @@ func TestListOrdersPagesAndFilters(t *testing.T) {
 
 // The acceptance test: however many clients race for one pet, it is sold once.
 func TestTwentyConcurrentOrdersForOnePetPlaceExactlyOne(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})

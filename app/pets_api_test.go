@@ -44,6 +44,7 @@ func countPets(t *testing.T, s *apptest.Server) int {
 }
 
 func TestCreatedPetIsReturnedByListAndGet(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		res := s.PostJSON(t, "/v1/pets", map[string]any{"name": "  Rex  ", "categoryId": 1})
@@ -73,6 +74,7 @@ func TestCreatedPetIsReturnedByListAndGet(t *testing.T) {
 }
 
 func TestPetSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		first := apptest.New(t, cfg)
@@ -92,6 +94,7 @@ func TestPetSurvivesARestart(t *testing.T) {
 }
 
 func TestCreatePetRefusesBadInputAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 101)
 	cases := []struct {
 		name        string
@@ -165,6 +168,7 @@ func TestCreatePetRefusesBadInputAndChangesNothing(t *testing.T) {
 }
 
 func TestCreatePetAcceptsEdgeNames(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		for _, name := range []string{"R", strings.Repeat("🐕", 100), "Zoë the <b>brave</b>"} {
@@ -176,6 +180,7 @@ func TestCreatePetAcceptsEdgeNames(t *testing.T) {
 }
 
 func TestListPetsRefusesBadParameters(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		for _, q := range []string{"limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=-1", "status=lost", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y"} {
@@ -195,6 +200,7 @@ func TestListPetsRefusesBadParameters(t *testing.T) {
 var nextLink = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
 
 func TestWalkingTheListThroughLinkHeadersReturnsEachPetOnce(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		pets := make([]models.Pet, 250)
@@ -261,6 +267,7 @@ func TestWalkingTheListThroughLinkHeadersReturnsEachPetOnce(t *testing.T) {
 }
 
 func TestGetPetIsDeprecatedOnEveryResponse(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -302,6 +309,7 @@ func TestGetPetIsDeprecatedOnEveryResponse(t *testing.T) {
 }
 
 func TestCategoriesAreSeeded(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		if err := models.Migrate(context.Background(), s.DB); err != nil {
@@ -323,6 +331,7 @@ func TestCategoriesAreSeeded(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for _, tc := range []struct {
 		method, path string
@@ -348,6 +357,7 @@ func TestUnknownRoutesAndMethodsAnswerWithAnErrorBody(t *testing.T) {
 }
 
 func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite), apptest.WithRoutes(func(a *fiber.App) {
 		a.Get("/v1/explode", func(*fiber.Ctx) error { panic("secret database password") })
 	}))
@@ -359,6 +369,7 @@ func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
 }
 
 func TestRequestIDIsEchoedWhenWellFormedAndMadeOtherwise(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	req := s.NewRequest(t, "GET", "/healthz", nil)
 	req.Header.Set("X-Request-ID", "abc-123")
@@ -373,6 +384,7 @@ func TestRequestIDIsEchoedWhenWellFormedAndMadeOtherwise(t *testing.T) {
 }
 
 func TestHealthAndReadiness(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		if res := s.Get(t, "/healthz"); res.StatusCode != 200 {
@@ -392,6 +404,7 @@ func TestHealthAndReadiness(t *testing.T) {
 }
 
 func TestCompressedBodiesAreRefusedAndChangeNothing(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	req := s.NewRequest(t, http.MethodPost, "/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
 	req.Header.Set("Content-Type", "application/json")

@@ -49,6 +49,7 @@ func wantStatusCode(t *testing.T, what string, res *apptest.Response, status int
 }
 
 func TestPatchChangesOnlyTheFieldsGivenWithTheRulesOfCreation(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -87,6 +88,7 @@ func TestPatchChangesOnlyTheFieldsGivenWithTheRulesOfCreation(t *testing.T) {
 }
 
 func TestPatchRefusalsNameTheFieldAndChangeNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, contentType, body string
 		status                  int
@@ -140,6 +142,7 @@ func TestPatchRefusalsNameTheFieldAndChangeNothing(t *testing.T) {
 }
 
 func TestPatchedStatusFollowsTheRuleOfAStatusSetByHand(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		orders := models.NewOrderStore(s.DB)
@@ -171,6 +174,7 @@ func TestPatchedStatusFollowsTheRuleOfAStatusSetByHand(t *testing.T) {
 }
 
 func TestDeletedPetLeavesEveryAnswerWhileItsOrdersStay(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -227,6 +231,7 @@ func TestDeletedPetLeavesEveryAnswerWhileItsOrdersStay(t *testing.T) {
 }
 
 func TestListPetsFiltersCombineAndLookUpById(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		var all []pet
@@ -292,6 +297,7 @@ func TestListPetsFiltersCombineAndLookUpById(t *testing.T) {
 }
 
 func TestInventoryCountsThePetsOfEachStatus(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		var inv map[string]int
@@ -308,6 +314,7 @@ func TestInventoryCountsThePetsOfEachStatus(t *testing.T) {
 }
 
 func TestConditionalRequestsOnPetsOrdersAndLists(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
@@ -391,6 +398,7 @@ func TestConditionalRequestsOnPetsOrdersAndLists(t *testing.T) {
 // If-Match is compared inside the transaction that changes the pet: of many clients changing it
 // at once with the same ETag, exactly one succeeds and the others get 412.
 func TestConcurrentChangesWithTheSameIfMatchLetExactlyOneThrough(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, apptest.Config(t, store))
 		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})

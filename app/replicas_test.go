@@ -54,6 +54,7 @@ func namesOf(t *testing.T, res *apptest.Response) []string {
 }
 
 func TestCatalogueReadsGoToTheReplicaAndWritesToThePrimary(t *testing.T) {
+	t.Parallel()
 	r := newReplicaSetup(t, func(u string) string { return u })
 	// An id the primary will not give Rex, so a read of Rex's id finds nothing on the replica.
 	if err := r.replica.Create(&models.Pet{ID: 1000, Name: "OnlyOnReplica", CategoryID: 1, Status: models.PetAvailable}).Error; err != nil {
@@ -98,6 +99,7 @@ func TestCatalogueReadsGoToTheReplicaAndWritesToThePrimary(t *testing.T) {
 }
 
 func TestReadsInsideATransactionStayOnThePrimary(t *testing.T) {
+	t.Parallel()
 	r := newReplicaSetup(t, func(u string) string { return u })
 	s := apptest.New(t, r.cfg)
 	ctx := context.Background()
@@ -122,6 +124,7 @@ func TestReadsInsideATransactionStayOnThePrimary(t *testing.T) {
 }
 
 func TestAReplicaThatStopsAnsweringGetsNoReadsUntilItAnswersAgain(t *testing.T) {
+	t.Parallel()
 	proxy := newTCPProxy(t)
 	r := newReplicaSetup(t, func(direct string) string {
 		u, err := url.Parse(direct)
@@ -170,6 +173,7 @@ func TestAReplicaThatStopsAnsweringGetsNoReadsUntilItAnswersAgain(t *testing.T) 
 }
 
 func TestReadAfterWritePathsStayOnThePrimaryWithAReplica(t *testing.T) {
+	t.Parallel()
 	r := newReplicaSetup(t, func(u string) string { return u })
 	s := apptest.New(t, r.cfg)
 
@@ -198,6 +202,7 @@ func TestReadAfterWritePathsStayOnThePrimaryWithAReplica(t *testing.T) {
 }
 
 func TestAdminPagesShowStaffTheirOwnChangesWithAReplica(t *testing.T) {
+	t.Parallel()
 	r := newReplicaSetup(t, func(u string) string { return u })
 	s := apptest.New(t, r.cfg)
 	s.CreateStaff(t, "ada", "admin password 1", models.RoleAdmin)
@@ -223,6 +228,7 @@ func TestAdminPagesShowStaffTheirOwnChangesWithAReplica(t *testing.T) {
 }
 
 func TestReplicaConfigurationIsChecked(t *testing.T) {
+	t.Parallel()
 	for _, env := range []map[string]string{
 		{"DATABASE_REPLICA_URLS": "postgres://replica:5432/petstore"},
 		{"DATABASE_URL": "postgres://primary:5432/petstore", "DATABASE_REPLICA_URLS": "postgres://r1/petstore,mysql://r2/petstore"},

@@ -18,6 +18,7 @@ func run(t *testing.T, env map[string]string, args ...string) (stdout, stderr st
 }
 
 func TestBadConfigurationNamesTheVariable(t *testing.T) {
+	t.Parallel()
 	for name, value := range map[string]string{
 		"DATABASE_URL":               "mysql://nope",
 		"PETSTORE_DB_MAX_OPEN_CONNS": "many",
@@ -34,6 +35,7 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 }
 
 func TestMigrateIsIdempotentAndHelpSucceeds(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	for i := 0; i < 2; i++ {
 		if _, stderr, err := run(t, env, "migrate"); err != nil {

@@ -30,6 +30,7 @@ func twoInstances(t *testing.T) (*apptest.Server, *apptest.Server) {
 }
 
 func TestScaleOutAPetCreatedOnOneInstanceIsReadOnTheOther(t *testing.T) {
+	t.Parallel()
 	a, b := twoInstances(t)
 
 	onA := createPet(t, a, map[string]any{"name": "Made on A", "categoryId": 1})
@@ -54,6 +55,7 @@ func TestScaleOutAPetCreatedOnOneInstanceIsReadOnTheOther(t *testing.T) {
 }
 
 func TestScaleOutAKeysRateLimitHoldsAcrossBothInstances(t *testing.T) {
+	t.Parallel()
 	a, b := twoInstances(t)
 	key := a.NewKey(t, "free") // 60 requests a minute
 	servers := []*apptest.Server{a.As(key), b.As(key)}
@@ -87,6 +89,7 @@ func TestScaleOutAKeysRateLimitHoldsAcrossBothInstances(t *testing.T) {
 }
 
 func TestScaleOutAnIdempotencyKeyUsedOnOneInstanceReplaysOnTheOther(t *testing.T) {
+	t.Parallel()
 	a, b := twoInstances(t)
 	key := a.NewKey(t, "pro")
 	onA, onB := a.As(key), b.As(key)
@@ -111,6 +114,7 @@ func TestScaleOutAnIdempotencyKeyUsedOnOneInstanceReplaysOnTheOther(t *testing.T
 }
 
 func TestScaleOutAStaffSessionMadeOnOneInstanceWorksOnTheOther(t *testing.T) {
+	t.Parallel()
 	a, b := twoInstances(t)
 	a.CreateStaff(t, "sam", "staff password 1", models.RoleStaff)
 	onA := a.NewBrowser(t)

@@ -331,6 +331,7 @@ var schemaOptions = &openapi3filter.Options{
 }
 
 func TestGeneratedRequestsGetTheAnswersTheDocumentPromises(t *testing.T) {
+	t.Parallel()
 	doc, router, ops := loadDocument(t)
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)

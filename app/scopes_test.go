@@ -46,6 +46,7 @@ var fiberParam = regexp.MustCompile(`:(\w+)`)
 // operation answers a key without its scope 403 naming exactly that scope, and lets a key with
 // only that scope through.
 func TestEveryOperationChecksTheScopeTheDocumentNames(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	documented := documentedOperations(t)
 

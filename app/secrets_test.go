@@ -42,6 +42,7 @@ func leaks(logs string, secrets ...string) []string {
 }
 
 func TestSecretsNeverReachTheLogs(t *testing.T) {
+	t.Parallel()
 	bin := apptest.Binary(t)
 	dbPassword := "db-pass-" + strings.Repeat("7", 12)
 	env := apptest.EnvFor(testenv.Postgres, t)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSeedFillsEveryCategoryAndStatusConsistentlyAndIsSafeToRunTwice(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		env := map[string]string{"PETSTORE_LOG_LEVEL": "warn", "PETSTORE_DB_PATH": cfg.DBPath, "DATABASE_URL": cfg.DatabaseURL}
@@ -90,6 +91,7 @@ func TestSeedFillsEveryCategoryAndStatusConsistentlyAndIsSafeToRunTwice(t *testi
 }
 
 func TestSeedRefusesMoreOrdersThanPets(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	if _, _, err := run(t, env, "seed", "--pets", "10", "--orders", "11"); err == nil || !strings.Contains(err.Error(), "--orders") {
 		t.Fatalf("seed --pets 10 --orders 11: %v, want an error naming --orders", err)

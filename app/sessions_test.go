@@ -7,6 +7,7 @@ import (
 )
 
 func TestMemorySessionStorageStaysWithinItsBoundDroppingWhatExpiresSoonest(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	m := newMemoryStorage(3, func() time.Time { return now })
 	set := func(key string, exp time.Duration) {

@@ -25,6 +25,7 @@ func runWithStdin(t *testing.T, env map[string]string, stdin string, args ...str
 }
 
 func TestStaffCreateMakesAnAccountThatCanLogIn(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		env := map[string]string{"DATABASE_URL": cfg.DatabaseURL, "PETSTORE_DB_PATH": cfg.DBPath}
@@ -97,6 +98,7 @@ func startAndStop(t *testing.T, env map[string]string) string {
 var printedPassword = regexp.MustCompile(`password: (\S+)`)
 
 func TestFirstStartCreatesAnAdminAndPrintsItsPasswordOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "p.db")
 	env := map[string]string{"PETSTORE_DB_PATH": path}
 	first := startAndStop(t, env)
@@ -115,6 +117,7 @@ func TestFirstStartCreatesAnAdminAndPrintsItsPasswordOnce(t *testing.T) {
 }
 
 func TestFirstAdminPasswordCanComeFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": filepath.Join(t.TempDir(), "p.db"), "PETSTORE_ADMIN_PASSWORD": "a password from the env"}
 	if out := startAndStop(t, env); strings.Contains(out, "a password from the env") || strings.Contains(out, "password: ") {
 		t.Fatalf("the configured password was printed:\n%s", out)

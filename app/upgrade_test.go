@@ -68,6 +68,7 @@ func v100Database(t *testing.T, store testenv.Store) (app.Config, v100Fixture) {
 }
 
 func TestA100DatabaseUpgradesInPlaceAndItsKeysKeepWorking(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg, f := v100Database(t, store)
 		env := cliEnv(cfg)

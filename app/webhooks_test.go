@@ -571,10 +571,13 @@ func TestMetricsCountDeliveriesByOutcomeAndReportTheQueue(t *testing.T) {
 		createPetNamed(t, s, "Rex")
 		ok.Wait(t, 1, 20*time.Second)
 		failing.Wait(t, 1, 20*time.Second)
+		// A delivery is counted after its receiver answered: wait for both counts, not only the
+		// receivers.
 		var m apptest.Samples
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			m = s.ScrapeMetrics(t)
-			if m.Value("petstore_webhook_deliveries_total", "outcome", "retrying") == 1 && m.Value("petstore_webhook_queue_depth") == 1 {
+			if m.Value("petstore_webhook_deliveries_total", "outcome", "delivered") == 1 &&
+				m.Value("petstore_webhook_deliveries_total", "outcome", "retrying") == 1 && m.Value("petstore_webhook_queue_depth") == 1 {
 				break
 			}
 		}

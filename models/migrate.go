@@ -19,9 +19,10 @@ var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
 	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{},
 }
 
-// migrationLockID keys the PostgreSQL advisory lock that keeps two instances starting at once
-// from migrating the same schema concurrently.
-const migrationLockID = 7_316_040_812
+// migrationLockClass keys, with a hash of the schema's name, the PostgreSQL advisory lock that
+// keeps two instances starting at once from migrating the same schema concurrently; services on
+// other schemas of the same database (tests run in parallel that way) do not wait for each other.
+const migrationLockClass = 731_604
 
 // Migrate creates or upgrades the schema and seeds the categories of a new database. It is
 // idempotent: running it again changes nothing.
@@ -35,10 +36,10 @@ func Migrate(ctx context.Context, db *gorm.DB) error {
 		return migrate(db, queue)
 	}
 	return db.Connection(func(conn *gorm.DB) error {
-		if err := conn.Exec("SELECT pg_advisory_lock(?)", migrationLockID).Error; err != nil {
+		if err := conn.Exec("SELECT pg_advisory_lock(?, hashtext(current_schema()))", migrationLockClass).Error; err != nil {
 			return storeError(err, "")
 		}
-		defer conn.Exec("SELECT pg_advisory_unlock(?)", migrationLockID)
+		defer conn.Exec("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", migrationLockClass)
 		return migrate(conn, queue)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,17 +19,39 @@ import (
 	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
-// Binary builds the service's real binary into the test's temporary folder and returns its
-// path, for tests that signal, kill and restart the process.
+var binary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// Binary builds the service's real binary, once per test process, and returns its path, for
+// tests that signal, kill and restart the process. RemoveBinary deletes it when the tests end.
 func Binary(tb testing.TB) string {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "petstore")
-	// go test puts its own go first on PATH.
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/petstore/petstore") // #nosec G204 -- this module, into the test's own folder
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
+	binary.once.Do(func() {
+		if binary.dir, binary.err = os.MkdirTemp("", "petstore-test-bin-"); binary.err != nil {
+			return
+		}
+		binary.path = filepath.Join(binary.dir, "petstore")
+		// go test puts its own go first on PATH.
+		cmd := exec.Command("go", "build", "-o", binary.path, "github.com/petstore/petstore") // #nosec G204 -- this module, into a folder of the tests' own
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binary.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		tb.Fatal(binary.err)
 	}
-	return bin
+	return binary.path
+}
+
+// RemoveBinary deletes the binary Binary built, if any; a package's TestMain calls it last.
+func RemoveBinary() {
+	if binary.dir != "" {
+		_ = os.RemoveAll(binary.dir)
+	}
 }
 
 // Process is the real binary serving on a loopback port.
