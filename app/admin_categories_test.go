@@ -14,6 +14,7 @@ import (
 // posted anyway is refused with that sentence; the API lists them all, as many as its document's
 // maxItems (each exchange is checked against it).
 func TestTheCategoriesPageStopsOfferingToAddAtTheBound(t *testing.T) {
+	t.Parallel()
 	s := adminServer(t, testenv.SQLite)
 	var fill []models.Category
 	for i := len(models.SeedCategories); i < models.MaxCategories-1; i++ {

@@ -14,6 +14,7 @@ import (
 // (each exchange is checked against it): a strong ETag on one endpoint, a weak one on the list,
 // and 304 to an If-None-Match that names the current one.
 func TestWebhookEndpointsAnswerConditionalGets(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store))
 		e := addEndpoint(t, s, "http://127.0.0.1:9/hook", "pet.created")
