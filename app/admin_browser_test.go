@@ -108,9 +108,10 @@ var views = []struct {
 	{"desktop", 1280, 800, nil, "light", true},
 }
 
-// shot saves the current page as each of views shows it, ending at desktop width in light mode,
-// and checks it with axe-core: no admin page may break an accessibility rule, in either scheme.
-// No page may be wider than the window either, at a phone's width or a desktop's.
+// shot shows the current page as each of views does, ending at desktop width in light mode,
+// saving a screenshot of each under -artifacts, and checks it with axe-core: no admin page may
+// break an accessibility rule, in either scheme. No page may be wider than the window either, at
+// a phone's width or a desktop's.
 func (c *chrome) shot(name string) {
 	c.t.Helper()
 	for _, v := range views {
@@ -120,12 +121,14 @@ func (c *chrome) shot(name string) {
 			c.t.Fatal(err)
 		}
 		c.fits(name+" ("+v.suffix+")", v.width)
-		png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(c.dir, name+"-"+v.suffix+".png"), png, 0o644); err != nil {
-			c.t.Fatal(err)
+		if apptest.KeepsArtifacts() {
+			png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(c.dir, name+"-"+v.suffix+".png"), png, 0o644); err != nil {
+				c.t.Fatal(err)
+			}
 		}
 		if !v.axe {
 			continue

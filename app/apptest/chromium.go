@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"testing"
@@ -53,4 +54,12 @@ func Chromium(tb testing.TB, width, height int) context.Context {
 		tb.Fatalf("start Chromium: %v", err)
 	}
 	return ctx
+}
+
+// KeepsArtifacts reports whether go test runs with -artifacts, which keeps what tests write to
+// their ArtifactDir. Without it that folder is deleted with the test, so a browser test takes
+// no screenshots: they cost a full-page paint and a PNG encoding each, and nobody would see them.
+func KeepsArtifacts() bool {
+	f := flag.Lookup("test.artifacts")
+	return f != nil && f.Value.String() == "true"
 }
