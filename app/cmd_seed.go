@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ var seedCommand = command{
 		fs.Func("orders", "the database holds at least `N` orders afterwards (default half of --pets); each goes onto a pet this run adds", func(v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return fmt.Errorf("want a number of orders, 0 or more; got %q", v)
+				return errors.New("want a number, 0 or more")
 			}
 			orders = n
 			return nil
