@@ -54,41 +54,64 @@ type SeedResult struct {
 // orders in every status that went through the lifecycle's own rules (apply), so each pet's
 // status agrees with its order and its history. A few pets without orders were sold at the
 // counter (setByHand). It writes seedTxPets pets at a time, each with its orders, history and
-// events in a transaction of its own, so the service keeps answering while it runs. Each
-// transaction counts what the database holds first, so the numbers are totals to reach: a
-// second run with the same numbers adds nothing, and one after a failed run adds what is
-// missing.
+// events in a transaction of its own, so the service keeps answering while it runs. The numbers
+// are totals to reach: a second run with the same numbers adds nothing, and one after a failed
+// run adds what is missing.
 func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error) {
+	db = db.WithContext(ctx)
+	if db.Dialector.Name() != "postgres" {
+		// SQLite has no lock across processes, but runs one write transaction at a time: each
+		// counts what the database holds again, so two seeds at once still stop at the numbers.
+		res, err := seed(ctx, db, opt, true)
+		return res, storeError(err, "")
+	}
+	// One run at a time, which counts once: a count of each table in every transaction would
+	// cost more than the inserts on a large database.
+	var res SeedResult
+	err := db.Connection(func(conn *gorm.DB) error {
+		if err := conn.Exec("SELECT pg_advisory_lock(?)", seedLockID).Error; err != nil {
+			return err
+		}
+		defer conn.WithContext(context.WithoutCancel(ctx)).Exec("SELECT pg_advisory_unlock(?)", seedLockID)
+		var err error
+		res, err = seed(ctx, conn.Session(&gorm.Session{}), opt, false) // each query from a clean statement
+		return err
+	})
+	return res, storeError(err, "")
+}
+
+// seed writes the batches of Seed, counting what the database holds first, and again in each
+// transaction when recount is set.
+func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, recount bool) (SeedResult, error) {
 	var res SeedResult
 	rng := opt.Rand
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) // #nosec G404 -- demo names and dates; nothing here needs to be unpredictable
 	}
-	db = db.WithContext(ctx)
 	var cats []Category
 	if err := db.Order("id").Find(&cats).Error; err != nil {
-		return res, storeError(err, "")
+		return res, err
 	}
-	if err := db.Model(&Pet{}).Count(&res.Pets).Error; err != nil {
-		return res, storeError(err, "")
+	count := func(tx *gorm.DB) error {
+		if err := tx.Model(&Pet{}).Count(&res.Pets).Error; err != nil {
+			return err
+		}
+		return tx.Model(&Order{}).Count(&res.Orders).Error
+	}
+	if err := count(db); err != nil {
+		return res, err
 	}
 	total := max(0, opt.Pets-int(res.Pets))
-	if total == 0 || len(cats) == 0 {
-		return res, storeError(db.Model(&Order{}).Count(&res.Orders).Error, "")
+	if len(cats) == 0 {
+		return res, nil
 	}
 	for {
 		done := false
 		err := db.Transaction(func(tx *gorm.DB) error {
-			if tx.Dialector.Name() == "postgres" {
-				if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", seedLockID).Error; err != nil {
+			if recount {
+				if err := count(tx); err != nil {
 					return err
 				}
-			}
-			if err := tx.Model(&Pet{}).Count(&res.Pets).Error; err != nil {
-				return err
-			}
-			if err := tx.Model(&Order{}).Count(&res.Orders).Error; err != nil {
-				return err
 			}
 			missingPets := max(0, opt.Pets-int(res.Pets))
 			missingOrders := min(max(0, opt.Orders-int(res.Orders)), missingPets)
@@ -111,12 +134,12 @@ func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error)
 			return nil
 		})
 		if err != nil || done {
-			return res, storeError(err, "")
+			return res, err
 		}
 		if opt.Progress != nil {
 			opt.Progress(res.PetsAdded, total)
 		}
-		if db.Dialector.Name() != "postgres" {
+		if recount {
 			select {
 			case <-ctx.Done():
 				return res, ctx.Err()
