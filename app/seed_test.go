@@ -113,7 +113,7 @@ func TestTheServiceKeepsAnsweringWhileASeedRuns(t *testing.T) {
 		s := apptest.New(t, cfg)
 		seeded := make(chan error, 1)
 		// Enough batches to outlast five requests; PostgreSQL writes them faster.
-		pets := map[testenv.Store]string{testenv.SQLite: "6000", testenv.Postgres: "15000"}[store]
+		pets := map[testenv.Store]string{testenv.SQLite: "4000", testenv.Postgres: "15000"}[store]
 		go func() {
 			_, stderr, err := run(t, cliEnv(cfg), "seed", "--pets", pets)
 			if err != nil {
@@ -166,16 +166,16 @@ func TestSeedShowsProgressOnATerminalOnly(t *testing.T) {
 	}()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	var out bytes.Buffer
-	err = app.Run(context.Background(), []string{"petstore", "seed", "--pets", "2500"}, func(k string) string { return env[k] },
+	err = app.Run(context.Background(), []string{"petstore", "seed", "--pets", "1200"}, func(k string) string { return env[k] },
 		strings.NewReader(""), &out, tty)
 	tty.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := <-drawn; !strings.Contains(got, "seeding: 1000 of 2500 pets (40 %)") || !strings.Contains(got, "seeding: 2500 of 2500 pets (100 %)") {
+	if got := <-drawn; !strings.Contains(got, "seeding: 500 of 1200 pets (41 %)") || !strings.Contains(got, "seeding: 1200 of 1200 pets (100 %)") {
 		t.Fatalf("the terminal showed %q, want the progress of each batch", got)
 	}
-	if !strings.HasPrefix(out.String(), "added 2500 pets") {
+	if !strings.HasPrefix(out.String(), "added 1200 pets") {
 		t.Fatalf("standard output: %q", out.String())
 	}
 
