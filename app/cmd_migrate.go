@@ -48,6 +48,9 @@ func reportMigration(w io.Writer, m models.Migration) {
 	if len(m.Columns) > 0 {
 		say("added the columns %s", strings.Join(m.Columns, ", "))
 	}
+	if len(m.Indexes) > 0 {
+		say("added the indexes %s", strings.Join(m.Indexes, ", "))
+	}
 	if m.QueueVersions > 0 && !m.Created {
 		say("applied %d migrations of the job queue's tables", m.QueueVersions)
 	}

@@ -27,8 +27,8 @@ const migrationLockID = 7_316_040_812
 type Migration struct {
 	// Created is set when the database held none of the service's tables: the schema was made.
 	Created bool
-	// Tables and Columns (as table.column) were added to an existing schema.
-	Tables, Columns []string
+	// Tables, Columns (as table.column) and Indexes were added to an existing schema.
+	Tables, Columns, Indexes []string
 	// QueueVersions are the job queue's migrations applied.
 	QueueVersions int
 	// KeysGivenClients counts the keys of release 1.0.0 that got a client of their own.
@@ -97,8 +97,8 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 	return nil
 }
 
-// missing notes the tables and columns AutoMigrate is about to add; none of the tables at all
-// is a new database.
+// missing notes the tables, columns and indexes AutoMigrate is about to add; none of the tables
+// at all is a new database.
 func (m *Migration) missing(db *gorm.DB) error {
 	mig := db.Migrator()
 	for _, model := range tables {
@@ -113,6 +113,11 @@ func (m *Migration) missing(db *gorm.DB) error {
 		for _, name := range stmt.Schema.DBNames {
 			if !mig.HasColumn(model, name) {
 				m.Columns = append(m.Columns, stmt.Table+"."+name)
+			}
+		}
+		for _, idx := range stmt.Schema.ParseIndexes() {
+			if !mig.HasIndex(model, idx.Name) {
+				m.Indexes = append(m.Indexes, idx.Name)
 			}
 		}
 	}
