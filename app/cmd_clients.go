@@ -13,6 +13,7 @@ import (
 var clientsCommand = command{
 	summary:     "add and list the API's clients, which own API keys and orders",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		fs.Usage = func() { fmt.Fprint(fs.Output(), clientsUsage) }
 		return func() error {

@@ -19,6 +19,7 @@ import (
 var keysCommand = command{
 	summary:     "issue, list, revoke and unban API keys, and change their plans and scopes",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		fs.Usage = func() { fmt.Fprint(fs.Output(), keysUsage) }
 		return func() error {

@@ -12,6 +12,7 @@ import (
 var migrateCommand = command{
 	summary:     "create or upgrade the database schema, then exit",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		return func() error {
 			if err := noArgs(fs); err != nil {

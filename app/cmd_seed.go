@@ -16,6 +16,7 @@ import (
 var seedCommand = command{
 	summary:     "fill the database with demo pets and orders (up to the numbers given; safe to run again)",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		pets := fs.Int("pets", 1000, "the database holds at least `N` pets afterwards")
 		orders := -1 // unset: half of --pets

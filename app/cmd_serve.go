@@ -18,7 +18,6 @@ import (
 var serveCommand = command{
 	summary:     "run the HTTP service (the default)",
 	needsConfig: true,
-	logs:        true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		return func() error {
 			if err := noArgs(fs); err != nil {

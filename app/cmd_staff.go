@@ -15,6 +15,7 @@ import (
 var staffCommand = command{
 	summary:     "add staff accounts for the admin pages and set their passwords (create, set-password)",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		username := fs.String("username", "", "the account's username (2 to 64 of a-z 0-9 . _ -)")
 		passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input (required, so it never shows in the process list)")

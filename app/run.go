@@ -25,9 +25,9 @@ type command struct {
 	flags func(fs *flag.FlagSet, e *env) func() error
 	// needsConfig is false for commands that must work without a valid configuration.
 	needsConfig bool
-	// logs is true for serve, which always logs; the other commands log only warnings and
-	// errors unless -v or PETSTORE_LOG_LEVEL asks for more.
-	logs bool
+	// quiet commands log only warnings and errors unless -v or PETSTORE_LOG_LEVEL asks for
+	// more: their output is their result. serve always logs.
+	quiet bool
 }
 
 // env is what a command runs with.
@@ -100,7 +100,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fs.PrintDefaults()
 	}
 	run := cmd.flags(fs, e)
-	if cmd.needsConfig && !cmd.logs {
+	if cmd.quiet {
 		verboseFlag(fs, e)
 	}
 	if err := parseFlags(fs, rest, e); err != nil {
@@ -112,7 +112,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return fmt.Errorf("configuration:\n%w", err)
 		}
 		e.cfg, e.log = cfg, NewLogger(cfg, stderr)
-		if !cmd.logs && getenv("PETSTORE_LOG_LEVEL") == "" {
+		if cmd.quiet && getenv("PETSTORE_LOG_LEVEL") == "" {
 			e.log = slog.New(quietHandler{e.log.Handler(), &e.verbose})
 		}
 	}
