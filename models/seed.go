@@ -80,9 +80,9 @@ func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error)
 	return res, storeError(err, "")
 }
 
-// seed writes the batches of Seed, counting what the database holds first, and again in each
-// transaction when recount is set.
-func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, recount bool) (SeedResult, error) {
+// seed writes the batches of Seed, counting what the database holds first. On SQLite each
+// transaction counts again, and the seed pauses after it (seedPause).
+func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, sqlite bool) (SeedResult, error) {
 	var res SeedResult
 	rng := opt.Rand
 	if rng == nil {
@@ -108,7 +108,7 @@ func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, recount bool) (Seed
 	for {
 		done := false
 		err := db.Transaction(func(tx *gorm.DB) error {
-			if recount {
+			if sqlite {
 				if err := count(tx); err != nil {
 					return err
 				}
@@ -139,7 +139,7 @@ func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, recount bool) (Seed
 		if opt.Progress != nil {
 			opt.Progress(res.PetsAdded, total)
 		}
-		if recount {
+		if sqlite {
 			select {
 			case <-ctx.Done():
 				return res, ctx.Err()
