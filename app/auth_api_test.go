@@ -653,8 +653,8 @@ func TestKeysCommandIssuesListsRevokesAndChangesPlans(t *testing.T) {
 			t.Fatalf("petstore %s: error %v, want one mentioning %q", strings.Join(tc.args, " "), err, tc.mention)
 		}
 	}
-	if _, stderr, err := run(t, env, "keys", "create", "--help"); err != nil || !strings.Contains(stderr, "-per-minute") {
-		t.Fatalf("keys create --help: %v\n%s", err, stderr)
+	if stdout, _, err := run(t, env, "keys", "create", "--help"); err != nil || !strings.Contains(stdout, "-per-minute") {
+		t.Fatalf("keys create --help: %v\n%s", err, stdout)
 	}
 }
 

@@ -13,8 +13,9 @@ import (
 var clientsCommand = command{
 	summary:     "add and list the API's clients, which own API keys and orders",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
-		fs.Usage = func() { fmt.Fprint(e.stderr, clientsUsage) }
+		fs.Usage = func() { fmt.Fprint(fs.Output(), clientsUsage) }
 		return func() error {
 			if fs.NArg() == 0 {
 				fs.Usage()
@@ -47,7 +48,7 @@ type clientJSON struct {
 
 func runClients(e *env, name string, rest []string) error {
 	fs := flag.NewFlagSet("clients "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	verboseFlag(fs, e)
 	asJSON := fs.Bool("json", false, "print JSON")
 	var n models.NewClient
 	switch name {
@@ -59,13 +60,15 @@ func runClients(e *env, name string, rest []string) error {
 		fmt.Fprint(e.stderr, clientsUsage)
 		return fmt.Errorf("clients: unknown subcommand %q", name)
 	}
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: petstore clients %s [flags]\n\nFlags:\n", name)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, rest, e); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
+		fs.Usage()
 		return fmt.Errorf("clients %s: unexpected arguments: %v", name, fs.Args())
 	}
 	db, err := OpenDB(e.ctx, e.cfg, e.log)

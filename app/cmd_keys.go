@@ -19,8 +19,9 @@ import (
 var keysCommand = command{
 	summary:     "issue, list, revoke and unban API keys, and change their plans and scopes",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
-		fs.Usage = func() { fmt.Fprint(e.stderr, keysUsage) }
+		fs.Usage = func() { fmt.Fprint(fs.Output(), keysUsage) }
 		return func() error {
 			if fs.NArg() == 0 {
 				fs.Usage()
@@ -55,24 +56,21 @@ type keySub struct {
 
 func runKeys(e *env, name string, rest []string) error {
 	fs := flag.NewFlagSet("keys "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	sub, ok := keySubcommand(e, fs, name)
 	if !ok {
 		fmt.Fprint(e.stderr, keysUsage)
 		return fmt.Errorf("keys: unknown subcommand %q", name)
 	}
+	verboseFlag(fs, e)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: petstore keys %s", name)
+		fmt.Fprintf(fs.Output(), "Usage: petstore keys %s", name)
 		for _, a := range sub.args {
-			fmt.Fprint(e.stderr, " ", a)
+			fmt.Fprint(fs.Output(), " ", a)
 		}
-		fmt.Fprint(e.stderr, " [flags]\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), " [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	args, err := parseInterspersed(fs, rest)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+	args, err := parseInterspersed(fs, rest, e)
 	if err != nil {
 		return err
 	}
@@ -117,10 +115,10 @@ func scopeNames(s *string) []string {
 
 // parseInterspersed parses flags wherever they stand among the positional arguments, so
 // "set-plan 7 enterprise --per-minute 5000" reads as well as its flags-first form.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(fs *flag.FlagSet, args []string, e *env) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args, e); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {
@@ -166,7 +164,7 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 				return writeJSON(e.stdout, out)
 			}
 			fmt.Fprintln(e.stdout, plain)
-			fmt.Fprintf(e.stderr, "created API key %d %q of client %d on %s with the scopes %s; the key above is shown only this once\n",
+			fmt.Fprintf(e.stderr, "created API key %d %q of client %d on %s with the scopes %s; the key is shown only this once, keep it somewhere safe\n",
 				k.ID, k.Name, k.ClientID, planText(k), strings.Join(k.Scopes.Strings(), ","))
 			return nil
 		}}, true

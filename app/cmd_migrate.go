@@ -2,6 +2,9 @@ package app
 
 import (
 	"flag"
+	"fmt"
+	"io"
+	"strings"
 
 	"github.com/petstore/petstore/models"
 )
@@ -9,6 +12,7 @@ import (
 var migrateCommand = command{
 	summary:     "create or upgrade the database schema, then exit",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		return func() error {
 			if err := noArgs(fs); err != nil {
@@ -19,11 +23,45 @@ var migrateCommand = command{
 				return err
 			}
 			defer models.Close(db)
-			if err := models.Migrate(e.ctx, db); err != nil {
+			m, err := models.MigrateReport(e.ctx, db)
+			if err != nil {
 				return err
 			}
-			e.log.Info("schema is up to date")
+			reportMigration(e.stdout, m)
 			return nil
 		}
 	},
+}
+
+// reportMigration says what a migration did, a line for each kind of change.
+func reportMigration(w io.Writer, m models.Migration) {
+	did := false
+	say := func(format string, args ...any) {
+		fmt.Fprintf(w, format+"\n", args...)
+		did = true
+	}
+	if m.Created {
+		say("created the schema")
+	}
+	if len(m.Tables) > 0 {
+		say("added the tables %s", strings.Join(m.Tables, ", "))
+	}
+	if len(m.Columns) > 0 {
+		say("added the columns %s", strings.Join(m.Columns, ", "))
+	}
+	if len(m.Indexes) > 0 {
+		say("added the indexes %s", strings.Join(m.Indexes, ", "))
+	}
+	if m.QueueVersions > 0 && !m.Created {
+		say("applied %d migrations of the job queue's tables", m.QueueVersions)
+	}
+	if m.KeysGivenClients > 0 {
+		say("gave %d API keys of release 1.0.0 a client of their own, and every scope", m.KeysGivenClients)
+	}
+	if len(m.Categories) > 0 {
+		say("created the categories %s", strings.Join(m.Categories, ", "))
+	}
+	if !did {
+		fmt.Fprintln(w, "the schema is up to date: nothing to do")
+	}
 }

@@ -13,13 +13,20 @@ import (
 )
 
 var staffCommand = command{
-	summary: "manage staff accounts: staff create --username U --password-stdin [--role staff|admin]; " +
-		"staff set-password --username U --password-stdin",
+	summary:     "add staff accounts for the admin pages and set their passwords (create, set-password)",
 	needsConfig: true,
+	quiet:       true,
 	flags: func(fs *flag.FlagSet, e *env) func() error {
 		username := fs.String("username", "", "the account's username (2 to 64 of a-z 0-9 . _ -)")
 		passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input (required, so it never shows in the process list)")
 		role := fs.String("role", string(models.RoleStaff), "create only: staff (pets and orders) or admin (also categories, API keys and staff)")
+		fs.Usage = func() {
+			fmt.Fprint(fs.Output(), "Usage:\n  petstore staff create --username U --password-stdin [--role staff|admin]\n"+
+				"  petstore staff set-password --username U --password-stdin\n\n"+
+				"create adds a staff account for the admin pages (/admin); set-password sets an account's\n"+
+				"password and ends its sessions. The password is the first line of standard input.\n\nFlags:\n")
+			fs.PrintDefaults()
+		}
 		return func() error {
 			// The subcommand comes before its flags: parse what follows it.
 			args := fs.Args()
@@ -28,7 +35,7 @@ var staffCommand = command{
 				return errors.New("staff: the subcommands are create and set-password")
 			}
 			sub := args[0]
-			if err := fs.Parse(args[1:]); err != nil {
+			if err := parseFlags(fs, args[1:], e); err != nil {
 				return err
 			}
 			if err := noArgs(fs); err != nil {

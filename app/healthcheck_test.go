@@ -27,8 +27,8 @@ func TestHealthcheckExitsZeroWhileTheServiceAnswers(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"database":"ok"`) {
 		t.Fatalf("healthcheck -ready: %v, stdout %q", err, out)
 	}
-	if _, stderr, err := run(t, nil, "healthcheck", "--help"); err != nil || !strings.Contains(stderr, "-ready") {
-		t.Fatalf("healthcheck --help: %v\n%s", err, stderr)
+	if stdout, _, err := run(t, nil, "healthcheck", "--help"); err != nil || !strings.Contains(stdout, "-ready") {
+		t.Fatalf("healthcheck --help: %v\n%s", err, stdout)
 	}
 }
 

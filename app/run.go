@@ -25,6 +25,9 @@ type command struct {
 	flags func(fs *flag.FlagSet, e *env) func() error
 	// needsConfig is false for commands that must work without a valid configuration.
 	needsConfig bool
+	// quiet commands log only warnings and errors unless -v or PETSTORE_LOG_LEVEL asks for
+	// more: their output is their result. serve always logs.
+	quiet bool
 }
 
 // env is what a command runs with.
@@ -36,6 +39,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// verbose is set by -v, on the command or its subcommand.
+	verbose bool
 }
 
 // commands lists every subcommand; each lives in a file cmd_<name>.go of its own.
@@ -60,7 +65,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprint(w, "\nWith no command, petstore serves. Run 'petstore <command> --help' for a command's flags.\n"+
 		"Configuration comes from environment variables; see the README.\n")
@@ -76,6 +81,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) > 1 {
 		name, rest = args[1], args[2:]
 	}
+	if name == "help" && len(rest) > 0 { // petstore help seed: seed's help
+		name, rest = rest[0], []string{"--help"}
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		usage(stdout)
 		return nil
@@ -87,17 +95,16 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: petstore %s [flags]\n\n%s.\n\nFlags:\n", name, cmd.summary)
+		fmt.Fprintf(fs.Output(), "Usage: petstore %s [flags]\n\n%s.\n\nFlags:\n", name, cmd.summary)
 		fs.PrintDefaults()
 	}
 	run := cmd.flags(fs, e)
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+	if cmd.quiet {
+		verboseFlag(fs, e)
+	}
+	if err := parseFlags(fs, rest, e); err != nil {
+		return helpShown(err)
 	}
 	if cmd.needsConfig {
 		cfg, err := LoadConfig(getenv)
@@ -105,8 +112,66 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return fmt.Errorf("configuration:\n%w", err)
 		}
 		e.cfg, e.log = cfg, NewLogger(cfg, stderr)
+		if cmd.quiet && getenv("PETSTORE_LOG_LEVEL") == "" {
+			e.log = slog.New(quietHandler{e.log.Handler(), &e.verbose})
+		}
 	}
-	return run()
+	return helpShown(run())
+}
+
+// errHelp says a command printed its help as asked: the program exits 0.
+var errHelp = errors.New("help shown")
+
+func helpShown(err error) error {
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+// parseFlags parses args with fs, as the go command does: -h or --help prints fs.Usage on
+// standard output and returns errHelp; a usage error prints it on standard error.
+func parseFlags(fs *flag.FlagSet, args []string, e *env) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return errHelp
+	case err != nil:
+		fs.SetOutput(e.stderr)
+		fs.Usage()
+		return err
+	}
+	fs.SetOutput(e.stderr)
+	return nil
+}
+
+// verboseFlag declares -v, which brings a quiet command's log back.
+func verboseFlag(fs *flag.FlagSet, e *env) {
+	fs.BoolVar(&e.verbose, "v", false, "verbose: write the log on standard error (PETSTORE_LOG_LEVEL does so too)")
+}
+
+// quietHandler passes on only warnings and errors until *verbose is set.
+type quietHandler struct {
+	slog.Handler
+	verbose *bool
+}
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return (*h.verbose || l >= slog.LevelWarn) && h.Handler.Enabled(ctx, l)
+}
+
+func (h quietHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(attrs), h.verbose}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name), h.verbose}
 }
 
 // noArgs refuses positional arguments for commands that take none.

@@ -43,8 +43,8 @@ func TestMigrateIsIdempotentAndHelpSucceeds(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"serve", "migrate", "version"} {
-		if _, stderr, err := run(t, env, cmd, "--help"); err != nil || !strings.Contains(stderr, "Usage: petstore "+cmd) {
-			t.Fatalf("%s --help: %v\n%s", cmd, err, stderr)
+		if stdout, _, err := run(t, env, cmd, "--help"); err != nil || !strings.Contains(stdout, "Usage: petstore "+cmd) {
+			t.Fatalf("%s --help: %v\n%s", cmd, err, stdout)
 		}
 	}
 	if out, _, err := run(t, env, "--help"); err != nil || !strings.Contains(out, "migrate") {

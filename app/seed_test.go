@@ -1,9 +1,17 @@
 package app_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/creack/pty"
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
@@ -95,5 +103,86 @@ func TestSeedRefusesMoreOrdersThanPets(t *testing.T) {
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	if _, _, err := run(t, env, "seed", "--pets", "10", "--orders", "11"); err == nil || !strings.Contains(err.Error(), "--orders") {
 		t.Fatalf("seed --pets 10 --orders 11: %v, want an error naming --orders", err)
+	}
+}
+
+// A seed writes in short transactions: the service's own writes get their turn between two of
+// them instead of waiting out the whole seed (they used to wait PETSTORE_DB_TIMEOUT, 5 s, and
+// answer 503).
+func TestTheServiceKeepsAnsweringWhileASeedRuns(t *testing.T) {
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		cfg := apptest.Config(t, store)
+		s := apptest.New(t, cfg)
+		seeded := make(chan error, 1)
+		// Enough batches to outlast five requests; PostgreSQL writes them faster.
+		pets := map[testenv.Store]string{testenv.SQLite: "4000", testenv.Postgres: "15000"}[store]
+		go func() {
+			_, stderr, err := run(t, cliEnv(cfg), "seed", "--pets", pets)
+			if err != nil {
+				err = fmt.Errorf("%w\n%s", err, stderr)
+			}
+			seeded <- err
+		}()
+		// Once the seed has written its first pets, create pets through the API meanwhile.
+		for n := int64(0); n == 0; time.Sleep(5 * time.Millisecond) {
+			select {
+			case err := <-seeded:
+				t.Fatalf("the seed ended (%v) before its first pets were seen", err)
+			default:
+			}
+			if err := s.DB.Model(&models.Pet{}).Count(&n).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 5 {
+			start := time.Now()
+			res := s.PostJSON(t, "/v1/pets", map[string]any{"name": "Rex", "categoryId": 1})
+			took := time.Since(start)
+			if res.StatusCode != http.StatusCreated {
+				t.Fatalf("POST /v1/pets %d during the seed answered %d after %s: %s", i+1, res.StatusCode, took, res.Body)
+			}
+			t.Logf("POST /v1/pets %d during the seed: 201 in %s", i+1, took)
+		}
+		select {
+		case err := <-seeded:
+			t.Fatalf("the seed ended (%v) before the five pets were created: too small to show anything", err)
+		default:
+		}
+		if err := <-seeded; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Progress is drawn on a terminal only: a file or a pipe holds nothing but the summary.
+func TestSeedShowsProgressOnATerminalOnly(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("open a pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	drawn := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(ptmx) // until the terminal closes
+		drawn <- string(b)
+	}()
+	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
+	var out bytes.Buffer
+	err = app.Run(context.Background(), []string{"petstore", "seed", "--pets", "1200"}, func(k string) string { return env[k] },
+		strings.NewReader(""), &out, tty)
+	tty.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-drawn; !strings.Contains(got, "seeding: 500 of 1200 pets (41 %)") || !strings.Contains(got, "seeding: 1200 of 1200 pets (100 %)") {
+		t.Fatalf("the terminal showed %q, want the progress of each batch", got)
+	}
+	if !strings.HasPrefix(out.String(), "added 1200 pets") {
+		t.Fatalf("standard output: %q", out.String())
+	}
+
+	env["PETSTORE_DB_PATH"] = t.TempDir() + "/p.db"
+	if stdout, stderr, err := run(t, env, "seed", "--pets", "600"); err != nil || stderr != "" || !strings.HasPrefix(stdout, "added 600 pets") {
+		t.Fatalf("seed into a buffer: %v, standard error %q, standard output %q", err, stderr, stdout)
 	}
 }

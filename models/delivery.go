@@ -87,14 +87,17 @@ func enqueue(tx *gorm.DB, jobs []river.InsertManyParams) error {
 	return err
 }
 
-// migrateQueue creates or upgrades River's tables.
-func migrateQueue(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
+// migrateQueue creates or upgrades River's tables and says how many of its migrations it applied.
+func migrateQueue(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) (int, error) {
 	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	return err
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Versions), nil
 }
 
 // enqueueDeliveries enqueues, inside tx, a delivery of each event to every enabled endpoint

@@ -24,34 +24,60 @@ var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
 // other schemas of the same database (tests run in parallel that way) do not wait for each other.
 const migrationLockClass = 731_604
 
+// Migration says what Migrate did; all zero when the schema was up to date.
+type Migration struct {
+	// Created is set when the database held none of the service's tables: the schema was made.
+	Created bool
+	// Tables, Columns (as table.column) and Indexes were added to an existing schema.
+	Tables, Columns, Indexes []string
+	// QueueVersions are the job queue's migrations applied.
+	QueueVersions int
+	// KeysGivenClients counts the keys of release 1.0.0 that got a client of their own.
+	KeysGivenClients int
+	// Categories are the categories a new database starts with.
+	Categories []string
+}
+
 // Migrate creates or upgrades the schema and seeds the categories of a new database. It is
 // idempotent: running it again changes nothing.
 func Migrate(ctx context.Context, db *gorm.DB) error {
+	_, err := MigrateReport(ctx, db)
+	return err
+}
+
+// MigrateReport is Migrate, and says what it did.
+func MigrateReport(ctx context.Context, db *gorm.DB) (Migration, error) {
+	var m Migration
 	db = db.WithContext(ctx)
 	queue, err := QueueDriver(db)
 	if err != nil {
-		return err
+		return m, err
 	}
 	if db.Dialector.Name() != "postgres" {
-		return migrate(db, queue)
+		return m, migrate(db, queue, &m)
 	}
-	return db.Connection(func(conn *gorm.DB) error {
+	return m, db.Connection(func(conn *gorm.DB) error {
 		if err := conn.Exec("SELECT pg_advisory_lock(?, hashtext(current_schema()))", migrationLockClass).Error; err != nil {
 			return storeError(err, "")
 		}
 		defer conn.Exec("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", migrationLockClass)
-		return migrate(conn, queue)
+		return migrate(conn, queue, &m)
 	})
 }
 
-func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx]) error {
+func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error {
+	if err := m.missing(db); err != nil {
+		return fmt.Errorf("read the schema: %w", storeError(err, ""))
+	}
 	if err := db.AutoMigrate(tables...); err != nil {
 		return fmt.Errorf("migrate schema: %w", storeError(err, ""))
 	}
-	if err := migrateQueue(db.Statement.Context, queue); err != nil {
+	versions, err := migrateQueue(db.Statement.Context, queue)
+	if err != nil {
 		return fmt.Errorf("migrate the job queue: %w", storeError(err, ""))
 	}
-	if err := giveKeysClients(db); err != nil {
+	m.QueueVersions = versions
+	if m.KeysGivenClients, err = giveKeysClients(db); err != nil {
 		return fmt.Errorf("migrate API keys to clients: %w", storeError(err, ""))
 	}
 	var n int64
@@ -65,7 +91,41 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx]) error {
 	for i, name := range SeedCategories {
 		cats[i].Name = name
 	}
-	return storeError(db.Create(&cats).Error, "")
+	if err := db.Create(&cats).Error; err != nil {
+		return storeError(err, "")
+	}
+	m.Categories = SeedCategories
+	return nil
+}
+
+// missing notes the tables, columns and indexes AutoMigrate is about to add; none of the tables
+// at all is a new database.
+func (m *Migration) missing(db *gorm.DB) error {
+	mig := db.Migrator()
+	for _, model := range tables {
+		stmt := &gorm.Statement{DB: db}
+		if err := stmt.Parse(model); err != nil {
+			return err
+		}
+		if !mig.HasTable(model) {
+			m.Tables = append(m.Tables, stmt.Table)
+			continue
+		}
+		for _, name := range stmt.Schema.DBNames {
+			if !mig.HasColumn(model, name) {
+				m.Columns = append(m.Columns, stmt.Table+"."+name)
+			}
+		}
+		for _, idx := range stmt.Schema.ParseIndexes() {
+			if !mig.HasIndex(model, idx.Name) {
+				m.Indexes = append(m.Indexes, idx.Name)
+			}
+		}
+	}
+	if len(m.Tables) == len(tables) {
+		m.Created, m.Tables = true, nil
+	}
+	return nil
 }
 
 // giveKeysClients upgrades the keys issued before clients and scopes existed (release 1.0.0):
@@ -73,19 +133,19 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx]) error {
 // the API (its id is the actor of their history's place) move to that client, so the key still
 // sees them. One transaction, so an interrupted upgrade is done again whole; it finds nothing to
 // do once done.
-func giveKeysClients(db *gorm.DB) error {
+func giveKeysClients(db *gorm.DB) (int, error) {
 	var old []struct {
 		ID        int64
 		Name      string
 		CreatedAt time.Time
 	}
 	if err := db.Raw("SELECT id, name, created_at FROM api_keys WHERE client_id IS NULL ORDER BY id").Scan(&old).Error; err != nil {
-		return err
+		return 0, err
 	}
 	if len(old) == 0 {
-		return nil
+		return 0, nil
 	}
-	return db.Transaction(func(tx *gorm.DB) error {
+	return len(old), db.Transaction(func(tx *gorm.DB) error {
 		for _, k := range old {
 			c := Client{Name: k.Name, CreatedAt: k.CreatedAt}
 			if err := tx.Create(&c).Error; err != nil {

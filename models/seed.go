@@ -16,6 +16,16 @@ const SeedActor = "seed"
 // SQLite's 32,766 bind parameters for the widest table (status_changes, 9 columns).
 const seedBatch = 1000
 
+// seedTxPets pets, with their orders, history and events, are written in one transaction: short
+// enough (about 100 ms on SQLite) that the service's own writes, waiting for the database, get
+// their turn between two of them.
+const seedTxPets = 500
+
+// seedPause is how long a seed of SQLite waits after each transaction: longer than the 100 ms
+// SQLite's busy handler sleeps between two tries for the write lock, so a writer waiting for it
+// gets it before the next transaction of the seed does.
+const seedPause = 110 * time.Millisecond
+
 // seedLockID keys the PostgreSQL advisory lock that keeps two seed runs from topping up the
 // same database at once.
 const seedLockID = 7_316_040_813
@@ -29,6 +39,9 @@ type SeedOptions struct {
 	Orders int
 	// Rand picks names, categories and dates; nil uses a random seed.
 	Rand *rand.Rand
+	// Progress, when set, is told after each transaction how many pets the run has added
+	// and how many it set out to add.
+	Progress func(added, total int)
 }
 
 // SeedResult says what a seed run added and what the database holds now.
@@ -40,45 +53,100 @@ type SeedResult struct {
 // Seed tops the database up with demo data: pets with realistic names in every category, and
 // orders in every status that went through the lifecycle's own rules (apply), so each pet's
 // status agrees with its order and its history. A few pets without orders were sold at the
-// counter (setByHand). It runs in one transaction with batched inserts, and it is safe to run
-// again: with the same numbers a second run adds nothing, and a failed run leaves nothing.
+// counter (setByHand). It writes seedTxPets pets at a time, each with its orders, history and
+// events in a transaction of its own, so the service keeps answering while it runs. The numbers
+// are totals to reach: a second run with the same numbers adds nothing, and one after a failed
+// run adds what is missing.
 func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error) {
+	db = db.WithContext(ctx)
+	if db.Dialector.Name() != "postgres" {
+		// SQLite has no lock across processes, but runs one write transaction at a time: each
+		// counts what the database holds again, so two seeds at once still stop at the numbers.
+		res, err := seed(ctx, db, opt, true)
+		return res, storeError(err, "")
+	}
+	// One run at a time, which counts once: a count of each table in every transaction would
+	// cost more than the inserts on a large database.
+	var res SeedResult
+	err := db.Connection(func(conn *gorm.DB) error {
+		if err := conn.Exec("SELECT pg_advisory_lock(?)", seedLockID).Error; err != nil {
+			return err
+		}
+		defer conn.WithContext(context.WithoutCancel(ctx)).Exec("SELECT pg_advisory_unlock(?)", seedLockID)
+		var err error
+		res, err = seed(ctx, conn.Session(&gorm.Session{}), opt, false) // each query from a clean statement
+		return err
+	})
+	return res, storeError(err, "")
+}
+
+// seed writes the batches of Seed, counting what the database holds first. On SQLite each
+// transaction counts again, and the seed pauses after it (seedPause).
+func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, sqlite bool) (SeedResult, error) {
 	var res SeedResult
 	rng := opt.Rand
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) // #nosec G404 -- demo names and dates; nothing here needs to be unpredictable
 	}
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if tx.Dialector.Name() == "postgres" {
-			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", seedLockID).Error; err != nil {
-				return err
-			}
-		}
+	var cats []Category
+	if err := db.Order("id").Find(&cats).Error; err != nil {
+		return res, err
+	}
+	count := func(tx *gorm.DB) error {
 		if err := tx.Model(&Pet{}).Count(&res.Pets).Error; err != nil {
 			return err
 		}
-		if err := tx.Model(&Order{}).Count(&res.Orders).Error; err != nil {
-			return err
-		}
-		var cats []Category
-		if err := tx.Order("id").Find(&cats).Error; err != nil {
-			return err
-		}
-		newPets := max(0, opt.Pets-int(res.Pets))
-		newOrders := min(max(0, opt.Orders-int(res.Orders)), newPets)
-		if newPets == 0 || len(cats) == 0 {
+		return tx.Model(&Order{}).Count(&res.Orders).Error
+	}
+	if err := count(db); err != nil {
+		return res, err
+	}
+	total := max(0, opt.Pets-int(res.Pets))
+	if len(cats) == 0 {
+		return res, nil
+	}
+	for {
+		done := false
+		err := db.Transaction(func(tx *gorm.DB) error {
+			if sqlite {
+				if err := count(tx); err != nil {
+					return err
+				}
+			}
+			missingPets := max(0, opt.Pets-int(res.Pets))
+			missingOrders := min(max(0, opt.Orders-int(res.Orders)), missingPets)
+			if missingPets == 0 {
+				done = true
+				return nil
+			}
+			// The orders still missing spread evenly over the pets still missing.
+			pets := min(seedTxPets, missingPets)
+			orders := min(missingOrders, (missingOrders*pets+missingPets-1)/missingPets)
+			plan := planSeed(rng, cats, pets, orders, tx.NowFunc())
+			if err := plan.insert(tx); err != nil {
+				return err
+			}
+			res.PetsAdded += len(plan.pets)
+			res.OrdersAdded += len(plan.orders)
+			res.ChangesAdded += len(plan.changes)
+			res.Pets += int64(len(plan.pets))
+			res.Orders += int64(len(plan.orders))
 			return nil
+		})
+		if err != nil || done {
+			return res, err
 		}
-		plan := planSeed(rng, cats, newPets, newOrders, tx.NowFunc())
-		if err := plan.insert(tx); err != nil {
-			return err
+		if opt.Progress != nil {
+			opt.Progress(res.PetsAdded, total)
 		}
-		res.PetsAdded, res.OrdersAdded, res.ChangesAdded = len(plan.pets), len(plan.orders), len(plan.changes)
-		res.Pets += int64(res.PetsAdded)
-		res.Orders += int64(res.OrdersAdded)
-		return nil
-	})
-	return res, storeError(err, "")
+		if sqlite {
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(seedPause):
+			}
+		}
+	}
 }
 
 // seedPlan is the demo data built in memory before any of it is written. The rows refer to

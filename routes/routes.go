@@ -87,6 +87,7 @@ func Register(app *fiber.App, d Deps) {
 		app.Use("/v1", corsPolicy(d.CORSOrigins))
 	}
 
+	app.Get("/", landing)
 	app.Get("/healthz", healthz)
 	app.Get("/readyz", readyz(map[string]ReadyCheck{
 		"database": func(ctx context.Context) error { return models.Ping(ctx, d.DB) },
