@@ -16,6 +16,7 @@ import (
 // Every command and subcommand prints its help on standard output and succeeds, as the go
 // command does; nothing of it goes to standard error.
 func TestHelpOfEveryCommandGoesToStandardOutputAndSucceeds(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	for _, args := range [][]string{
 		{"--help"}, {"-h"}, {"help"}, {"help", "seed"},
@@ -40,6 +41,7 @@ func TestHelpOfEveryCommandGoesToStandardOutputAndSucceeds(t *testing.T) {
 
 // A usage error goes to standard error with the usage, and fails.
 func TestUsageErrorsGoToStandardErrorAndFail(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	for _, c := range []struct {
 		args []string
@@ -67,6 +69,7 @@ func TestUsageErrorsGoToStandardErrorAndFail(t *testing.T) {
 
 // The commands other than serve write no log line unless asked, with -v or PETSTORE_LOG_LEVEL.
 func TestCommandsAreQuietUnlessAsked(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	for _, args := range [][]string{{"migrate"}, {"seed", "--pets", "10"}, {"clients", "list"}, {"keys", "list"}, {"version"}} {
 		if _, stderr, err := run(t, env, args...); err != nil || strings.Contains(stderr, `"level"`) {
@@ -86,6 +89,7 @@ func TestCommandsAreQuietUnlessAsked(t *testing.T) {
 
 // migrate says what it did: a new schema, an upgrade, or nothing.
 func TestMigrateSaysWhatItDid(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		env := cliEnv(apptest.Config(t, store))
 		if out := runOK(t, env, "migrate"); out != "created the schema\ncreated the categories Dogs, Cats, Birds, Fish, Reptiles, Small animals\n" {
@@ -122,6 +126,7 @@ func TestMigrateSaysWhatItDid(t *testing.T) {
 
 // keys create prints the key alone on standard output, so KEY=$(...) holds only the key.
 func TestKeysCreatePrintsTheKeyAloneOnStandardOutput(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
 	stdout, stderr, err := run(t, env, "keys", "create", "--name", "demo", "--plan", "free")
 	if err != nil || !strings.HasPrefix(stdout, "psk_") || strings.Count(stdout, "\n") != 1 || strings.Contains(stdout, " ") {
@@ -135,6 +140,7 @@ func TestKeysCreatePrintsTheKeyAloneOnStandardOutput(t *testing.T) {
 // A PETSTORE_DB_PATH that SQLite cannot use is named, with what to change, by serve and by
 // every command that opens the database.
 func TestADatabasePathInAMissingOrUnwritableFolderSaysWhatToChange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {

@@ -35,6 +35,7 @@ func getRoot(t *testing.T, s *apptest.Server, accept string) *apptest.Response {
 // A browser opening the service's address gets a page linking the docs, the admin pages and the
 // health endpoints, under the admin pages' policy.
 func TestTheLandingPageLinksTheDocsTheAdminAndTheHealthEndpoints(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	res := getRoot(t, s, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	if ct := res.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
@@ -61,6 +62,7 @@ func TestTheLandingPageLinksTheDocsTheAdminAndTheHealthEndpoints(t *testing.T) {
 
 // An API client, which does not ask for HTML, gets the same links as a small JSON index.
 func TestTheLandingIndexGivesAPIClientsTheSameLinksAsJSON(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	for _, accept := range []string{"", "*/*", "application/json", "application/json, text/html;q=0.5"} {
 		res := getRoot(t, s, accept)
@@ -98,6 +100,7 @@ func TestTheLandingIndexGivesAPIClientsTheSameLinksAsJSON(t *testing.T) {
 // In a browser the landing page fits a phone's window and a desktop's, passes axe-core in both
 // colour schemes and breaks nothing of its policy.
 func TestTheLandingPageFitsAndPassesAxeInABrowser(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
 	c := newChrome(t, s.URL)
 	c.do(cspWatch)

@@ -110,6 +110,7 @@ func TestSeedRefusesMoreOrdersThanPets(t *testing.T) {
 // them instead of waiting out the whole seed (they used to wait PETSTORE_DB_TIMEOUT, 5 s, and
 // answer 503).
 func TestTheServiceKeepsAnsweringWhileASeedRuns(t *testing.T) {
+	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
 		s := apptest.New(t, cfg)
@@ -156,6 +157,7 @@ func TestTheServiceKeepsAnsweringWhileASeedRuns(t *testing.T) {
 
 // Progress is drawn on a terminal only: a file or a pipe holds nothing but the summary.
 func TestSeedShowsProgressOnATerminalOnly(t *testing.T) {
+	t.Parallel()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatalf("open a pseudo-terminal: %v", err)

@@ -26,9 +26,9 @@ const seedTxPets = 500
 // gets it before the next transaction of the seed does.
 const seedPause = 110 * time.Millisecond
 
-// seedLockID keys the PostgreSQL advisory lock that keeps two seed runs from topping up the
-// same database at once.
-const seedLockID = 7_316_040_813
+// seedLockClass keys, with a hash of the schema's name, the PostgreSQL advisory lock that keeps
+// two seed runs from topping up the same database at once (per schema, as the migration's).
+const seedLockClass = 731_605
 
 // SeedOptions says how much demo data the database should hold.
 type SeedOptions struct {
@@ -69,10 +69,10 @@ func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error)
 	// cost more than the inserts on a large database.
 	var res SeedResult
 	err := db.Connection(func(conn *gorm.DB) error {
-		if err := conn.Exec("SELECT pg_advisory_lock(?)", seedLockID).Error; err != nil {
+		if err := conn.Exec("SELECT pg_advisory_lock(?, hashtext(current_schema()))", seedLockClass).Error; err != nil {
 			return err
 		}
-		defer conn.WithContext(context.WithoutCancel(ctx)).Exec("SELECT pg_advisory_unlock(?)", seedLockID)
+		defer conn.WithContext(context.WithoutCancel(ctx)).Exec("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", seedLockClass)
 		var err error
 		res, err = seed(ctx, conn.Session(&gorm.Session{}), opt, false) // each query from a clean statement
 		return err
