@@ -21,9 +21,10 @@ type Category struct {
 // document states the bound as its maxItems.
 const MaxCategories = 1000
 
-// categoryLockID keys the PostgreSQL advisory lock that keeps two creations from both taking
-// the last place (SQLite's immediate transactions already run one at a time).
-const categoryLockID = 7_316_040_814
+// categoryLockClass keys, with a hash of the schema's name (as the migration's lock), the
+// PostgreSQL advisory lock that keeps two creations from both taking the last place (SQLite's
+// immediate transactions already run one at a time).
+const categoryLockClass = 731_606
 
 // errTooManyCategories refuses a category past MaxCategories, as an 11th webhook endpoint is.
 var errTooManyCategories = &Error{Code: EValidation, Field: "name", Message: "name: there are already " +
@@ -62,7 +63,7 @@ func (s *CategoryStore) Create(ctx context.Context, name string) (*Category, err
 	c := Category{Name: name}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if tx.Dialector.Name() == "postgres" {
-			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", categoryLockID).Error; err != nil {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", categoryLockClass).Error; err != nil {
 				return err
 			}
 		}
