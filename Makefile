@@ -75,10 +75,12 @@ api-compat:
 
 # Every fuzz target for FUZZTIME each: by default 2,000 inputs, a few seconds. A count rather than
 # a duration: Go 1.26 can end a timed run with a spurious "context deadline exceeded" and no saved
-# input (golang/go#75804). A failing input is saved under testdata/fuzz/ and replayed by
-# `make test` from then on; commit it with the fix.
+# input (golang/go#75804). A failing input is saved under app/fuzz/testdata/fuzz/ and replayed by
+# `make test` from then on; commit it with the fix. The targets have a package of their own:
+# go test -fuzz instruments every package its binary links, and the app package's other tests
+# link much more (a browser driver, a terminal, a property-testing library).
 FUZZTIME ?= 2000x
-FUZZ_PKGS ?= ./app/
+FUZZ_PKGS ?= ./app/fuzz/
 fuzz:
 	@for pkg in $(FUZZ_PKGS); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
