@@ -78,12 +78,15 @@ api-compat:
 # input (golang/go#75804). A failing input is saved under app/fuzz/testdata/fuzz/ and replayed by
 # `make test` from then on; commit it with the fix. The targets have a package of their own:
 # go test -fuzz instruments every package its binary links, and the app package's other tests
-# link much more (a browser driver, a terminal, a property-testing library).
+# link much more (a browser driver, a terminal, a property-testing library). The targets are
+# listed with -fuzz set (to match none), so that the listing uses the instrumented build the runs
+# use: a plain go test -list compiled everything once more, minutes on a fresh machine.
 FUZZTIME ?= 2000x
 FUZZ_PKGS ?= ./app/fuzz/
 fuzz:
 	@for pkg in $(FUZZ_PKGS); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	  targets=$$($(GO) test -list '^Fuzz' -fuzz '^$$' $$pkg) || { echo "$$targets"; exit 1; }; \
+	  for target in $$(echo "$$targets" | grep '^Fuzz'); do \
 	    echo "== $$pkg $$target ($(FUZZTIME))"; \
 	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
