@@ -2,9 +2,9 @@
 // dependencies (oasdiff's and oapi-codegen's OpenAPI libraries, gosec's and staticcheck's
 // analysis ones) stay out of the service's go.mod and never affect its build. The Makefile runs
 // them as go tool -modfile=tools/thirdparty/go.mod <tool>: staticcheck (make lint), oapi-codegen
-// (make generate), oasdiff (make api-compat). gosec runs as a go vet tool, gosecvet (this
-// module's own command around gosec's analyzer): gosec's command would also build the cloud and
-// AI SDKs of its optional autofix, which make lint does not use.
+// (make generate), oasdiff (make api-compat). gosec (make lint) is this module's own command
+// around gosec's analyzer (gosec/): gosec's command would also build the cloud and AI SDKs of its
+// optional autofix, which make lint does not use.
 module github.com/petstore/petstore/tools/thirdparty
 
 go 1.26.8
@@ -12,7 +12,7 @@ go 1.26.8
 tool (
 	github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 	github.com/oasdiff/oasdiff
-	github.com/petstore/petstore/tools/thirdparty/gosecvet
+	github.com/petstore/petstore/tools/thirdparty/gosec
 	honnef.co/go/tools/cmd/staticcheck
 )
 

@@ -1,7 +1,8 @@
-// Command gosecvet is gosec as a go vet tool: make lint runs
-// go vet -vettool=$(go -C tools/thirdparty tool -n gosecvet) ./..., so gosec reads the packages
-// go vet has already compiled rather than loading and type-checking everything again, and the
-// tools module needs none of the SDKs gosec's own command links for its optional AI autofix.
+// Command gosec is gosec's own analyzer (goanalysis) under x/tools' standalone driver: make lint
+// runs it as $(go -C tools/thirdparty tool -n gosec) -test=false ./..., from the repository's root.
+// gosec's command would also build the cloud and AI SDKs of its optional autofix, which make lint
+// does not use. The driver loads the dependencies' types from their compiled export data, shared
+// with go vet and staticcheck, where a go vet tool would type-check each of them from source.
 //
 // It reports what gosec -exclude-generated reports: generated files are skipped (the analyzer's
 // -exclude-generated flag, on by default) and `// #nosec G… -- reason` is honoured.
@@ -15,14 +16,15 @@ import (
 
 	"github.com/securego/gosec/v2/goanalysis"
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/unitchecker"
+	"golang.org/x/tools/go/analysis/singlechecker"
 )
 
 func main() {
 	a := goanalysis.Analyzer
 	run := a.Run
 	a.Run = func(pass *analysis.Pass) (any, error) {
-		// go vet hands over each package with its tests, but gosec checks only the service's code.
+		// gosec checks only the service's code: make lint loads no tests (-test=false), and this
+		// keeps it so when the driver is asked for them.
 		if !slices.ContainsFunc(pass.Files, func(f *ast.File) bool { return !isTest(pass, f.Pos()) }) {
 			return nil, nil // only tests (an external test package): nothing to check
 		}
@@ -34,7 +36,7 @@ func main() {
 		}
 		return run(pass)
 	}
-	unitchecker.Main(a)
+	singlechecker.Main(a)
 }
 
 func isTest(pass *analysis.Pass, pos token.Pos) bool {
