@@ -51,7 +51,11 @@ check-generated: generate
 	fi
 
 # gosec reads the service's code, not its tests nor generated code; a finding is fixed, or
-# justified where it stands with `// #nosec G… -- reason`.
+# justified where it stands with `// #nosec G… -- reason`. It is tools/thirdparty/gosec, gosec's own
+# analyzer under x/tools' driver: gosec's command would also build the cloud and AI SDKs of its
+# optional autofix, more than a minute on a fresh machine. The driver reads the dependencies from
+# the export data this compilation shares (a go vet tool would type-check each from source again,
+# modernc.org/sqlite's 30 s among them). It is built first, so that a failed build stops make lint.
 # The code is checked as it is built (make build, the Dockerfile, the tests' binary: without cgo,
 # trimmed), which also lets them all share one compilation of the dependencies.
 lint: export CGO_ENABLED := 0
@@ -60,7 +64,9 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
 	$(TOOLS) staticcheck ./...
-	$(TOOLS) gosec -quiet -exclude-generated -fmt text ./...
+	@gosec=$$($(GO) -C tools/thirdparty tool -n gosec) && \
+	  echo "$$gosec -test=false ./..." && \
+	  "$$gosec" -test=false ./...
 
 # The breaking-change gate: docs/openapi.json against the document of the last release in
 # docs/releases/ (highest version), with oasdiff; see tools/apicompat and the README's Versioning.
@@ -69,13 +75,18 @@ api-compat:
 
 # Every fuzz target for FUZZTIME each: by default 2,000 inputs, a few seconds. A count rather than
 # a duration: Go 1.26 can end a timed run with a spurious "context deadline exceeded" and no saved
-# input (golang/go#75804). A failing input is saved under testdata/fuzz/ and replayed by
-# `make test` from then on; commit it with the fix.
+# input (golang/go#75804). A failing input is saved under app/fuzz/testdata/fuzz/ and replayed by
+# `make test` from then on; commit it with the fix. The targets have a package of their own:
+# go test -fuzz instruments every package its binary links, and the app package's other tests
+# link much more (a browser driver, a terminal, a property-testing library). The targets are
+# listed with -fuzz set (to match none), so that the listing uses the instrumented build the runs
+# use: a plain go test -list compiled everything once more, minutes on a fresh machine.
 FUZZTIME ?= 2000x
-FUZZ_PKGS ?= ./app/
+FUZZ_PKGS ?= ./app/fuzz/
 fuzz:
 	@for pkg in $(FUZZ_PKGS); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	  targets=$$($(GO) test -list '^Fuzz' -fuzz '^$$' $$pkg) || { echo "$$targets"; exit 1; }; \
+	  for target in $$(echo "$$targets" | grep '^Fuzz'); do \
 	    echo "== $$pkg $$target ($(FUZZTIME))"; \
 	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/headless"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
@@ -27,7 +28,7 @@ type chrome struct {
 
 func newChrome(t *testing.T, base string) *chrome {
 	t.Helper()
-	ctx := apptest.Chromium(t, 1280, 800)
+	ctx := headless.Chromium(t, 1280, 800)
 	c := &chrome{t: t, base: base, dir: t.ArtifactDir()}
 	// A bound on the whole test, so a page that never loads fails instead of hanging.
 	var cancel context.CancelFunc
@@ -121,7 +122,7 @@ func (c *chrome) shot(name string) {
 			c.t.Fatal(err)
 		}
 		c.fits(name+" ("+v.suffix+")", v.width)
-		if apptest.KeepsArtifacts() {
+		if headless.KeepsArtifacts() {
 			png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				c.t.Fatal(err)
@@ -133,7 +134,7 @@ func (c *chrome) shot(name string) {
 		if !v.axe {
 			continue
 		}
-		violations, err := apptest.Axe(c.ctx)
+		violations, err := headless.Axe(c.ctx)
 		if err != nil {
 			c.t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/headless"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 )
@@ -172,7 +173,7 @@ func TestTheDocsPagesFitTheirWindowAndBreakOnlyTheirLibrariesAxeRulesInABrowser(
 			c.do(chromedp.EmulateViewport(v.width, v.height, v.opts...))
 			c.fits(tc.path+" ("+v.suffix+")", v.width)
 		}
-		violations, err := apptest.Axe(c.ctx)
+		violations, err := headless.Axe(c.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/headless"
 	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
@@ -20,7 +21,7 @@ import (
 // under CI.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	ctx := apptest.Chromium(t, 1280, 1024)
+	ctx := headless.Chromium(t, 1280, 1024)
 	// A bound on a hung browser, not a measure of speed.
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelTimeout)
@@ -217,7 +218,7 @@ func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
 // test -artifacts).
 func saveScreenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	if !apptest.KeepsArtifacts() {
+	if !headless.KeepsArtifacts() {
 		return
 	}
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())

@@ -60,32 +60,32 @@ func mutate(rng *rand.Rand, seed string, n int) []string {
 func hostileRequests() []hostileRequest {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var reqs []hostileRequest
-	for _, seed := range petBodySeeds {
+	for _, seed := range apptest.PetBodySeeds {
 		for _, body := range mutate(rng, seed, 8) {
 			reqs = append(reqs, hostileRequest{method: "POST", target: "/v1/pets", contentType: "application/json", body: body})
 		}
 	}
-	for _, seed := range orderBodySeeds {
+	for _, seed := range apptest.OrderBodySeeds {
 		for _, body := range mutate(rng, seed, 4) {
 			reqs = append(reqs, hostileRequest{method: "POST", target: "/v1/store/orders", contentType: "application/json", body: body})
 		}
 	}
-	for _, ct := range contentTypeSeeds {
+	for _, ct := range apptest.ContentTypeSeeds {
 		reqs = append(reqs, hostileRequest{method: "POST", target: "/v1/pets", contentType: ct, body: `{"name":"Rex","categoryId":1}`})
 	}
-	for _, seed := range listQuerySeeds {
+	for _, seed := range apptest.ListQuerySeeds {
 		for _, q := range mutate(rng, seed, 8) {
-			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets?" + requestLineSafe(q)},
-				hostileRequest{method: "GET", target: "/v1/store/orders?" + requestLineSafe(q)})
+			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets?" + apptest.RequestLineSafe(q)},
+				hostileRequest{method: "GET", target: "/v1/store/orders?" + apptest.RequestLineSafe(q)})
 		}
 	}
-	for _, seed := range petIDSeeds {
+	for _, seed := range apptest.PetIDSeeds {
 		for _, id := range mutate(rng, seed, 4) {
 			reqs = append(reqs, hostileRequest{method: "GET", target: "/v1/pets/" + url.PathEscape(id)},
 				hostileRequest{method: "GET", target: "/v1/store/orders/" + url.PathEscape(id)})
 		}
 	}
-	for _, seed := range rawRequestSeeds {
+	for _, seed := range apptest.RawRequestSeeds {
 		for _, raw := range mutate(rng, seed, 8) {
 			reqs = append(reqs, hostileRequest{raw: []byte(raw)})
 		}
@@ -126,7 +126,7 @@ func TestHostileRequestsAgainstTheRunningBinaryGetNo5xxAndNoCrash(t *testing.T) 
 			for r := range work {
 				problem := ""
 				if r.raw != nil {
-					problem = rawExchange(addr, withKey(r.raw, key))
+					problem = apptest.RawExchange(addr, apptest.WithKey(r.raw, key))
 				} else {
 					problem = hostileHTTP(client, p.URL, r)
 				}
@@ -165,7 +165,7 @@ func hostileHTTP(client *http.Client, base string, r hostileRequest) string {
 		return "" // not a request net/http can send; the raw requests cover such bytes
 	}
 	if r.contentType != "" {
-		if !validHeaderValue(r.contentType) {
+		if !apptest.ValidHeaderValue(r.contentType) {
 			return ""
 		}
 		req.Header.Set("Content-Type", r.contentType)
@@ -182,5 +182,5 @@ func hostileHTTP(client *http.Client, base string, r hostileRequest) string {
 	if r.method == "HEAD" {
 		body = []byte(`{"code":"head","message":"no body","status":` + fmt.Sprint(res.StatusCode) + `}`)
 	}
-	return answerProblem(res.StatusCode, res.Header, body)
+	return apptest.AnswerProblem(res.StatusCode, res.Header, body)
 }

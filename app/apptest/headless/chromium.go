@@ -1,4 +1,7 @@
-package apptest
+// Package headless drives a headless Chromium for the browser tests and checks the pages it shows
+// with axe-core. It is apart from apptest so that tests without a browser, the fuzz targets above
+// all, do not build chromedp and the DevTools protocol.
+package headless
 
 import (
 	"context"

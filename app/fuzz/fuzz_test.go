@@ -1,21 +1,21 @@
-package app_test
-
-// Fuzz targets: hostile input through the real server on a loopback port, on both stores. Each
-// answer must be a success of the documented shape or a complete Error body, never a 5xx, and a
-// refused request must change nothing. `make fuzz` runs each briefly; the README says how to run
-// one for hours.
+// Package fuzz holds the fuzz targets: hostile input through the real server on a loopback port,
+// on both stores. Each answer must be a success of the documented shape or a complete Error body,
+// never a 5xx, and a refused request must change nothing. `make fuzz` runs each briefly; the
+// README says how to run one for hours.
+//
+// They live apart from the app package's tests so that go test -fuzz, which instruments every
+// package of the test binary, builds only what they need: not the browser, terminal and other
+// libraries the rest of those tests use.
+package fuzz
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,78 +25,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/apiclient"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
 )
-
-// Seeds: real requests, good and bad, that the fuzzers start from and the hostile run replays.
-var petBodySeeds = []string{
-	`{"name":"Rex","categoryId":1}`,
-	`{"name":"  Tom  ","categoryId":2,"status":"pending"}`,
-	`{"name":"Zoë the <b>brave</b>","categoryId":3,"status":"sold"}`,
-	`{"name":"` + strings.Repeat("🐕", 100) + `","categoryId":6}`,
-	`{"categoryId":1}`, `{"name":"Rex"}`, `{"name":null,"categoryId":1}`, `{"name":"","categoryId":1}`,
-	`{"name":"Re\u0007x","categoryId":1}`, `{"name":"Re\u0000x","categoryId":1}`, `{"name":"\ud800","categoryId":1}`,
-	`{"name":5,"categoryId":1}`, `{"name":"Rex","categoryId":1.5}`, `{"name":"Rex","categoryId":"1"}`,
-	`{"name":"Rex","categoryId":0}`, `{"name":"Rex","categoryId":-1}`, `{"name":"Rex","categoryId":999}`,
-	`{"name":"Rex","categoryId":9223372036854775807}`, `{"name":"Rex","categoryId":9223372036854775808}`,
-	`{"name":"Rex","categoryId":1e2}`, `{"name":"Rex","categoryId":1,"status":"lost"}`,
-	`{"name":"Rex","categoryId":1,"status":null}`, `{"name":"Rex","categoryId":1,"colour":"red"}`,
-	`{"id":7,"name":"Rex","categoryId":1}`, `{"name":"Rex","name":"Max","categoryId":1}`,
-	`{"NAME":"Rex","categoryId":1}`, `{"name":"Rex",`, `[{"name":"Rex","categoryId":1}]`,
-	`{"name":"Rex","categoryId":1} {}`, ``, `null`, `"Rex"`, `{}`, `{"name":{"a":1},"categoryId":[1]}`,
-	strings.Repeat("[", 5000), `{"name":"'; DROP TABLE pets; --","categoryId":1}`,
-	`{"name":"Rex","categoryId":1}` + "\x00", "\xef\xbb\xbf" + `{"name":"Rex","categoryId":1}`,
-}
-
-var contentTypeSeeds = []string{"application/json; charset=utf-8", "application/problem+json", "text/plain", "",
-	"application/x-www-form-urlencoded", "application/json; charset", "multipart/form-data; boundary=x"}
-
-var listQuerySeeds = []string{
-	"", "limit=10", "status=sold", "limit=100&status=pending", "limit=1", "cursor=" + models.Cursor{ID: 3}.Encode(),
-	"limit=2&cursor=" + models.Cursor{ID: 10}.Encode() + "&status=available", "cursor=" + models.Cursor{ID: -1}.Encode(),
-	"cursor=" + models.Cursor{ID: 10, Before: true}.Encode(), "cursor=" + models.Cursor{Sort: models.Sort{Key: "name"}, ID: 3, Value: "Pet"}.Encode(),
-	"cursor=djE6MTA", "id=1&id=2", "id=0", "id=", "id=abc", "categoryId=1", "categoryId=0", "categoryId=", "categoryId=1&categoryId=2",
-	"status=sold&categoryId=2&id=3&id=5", "LIMIT=5", "Status=sold",
-	"limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=1e2", "limit=%20", "limit=",
-	"limit=99999999999999999999", "status=lost", "status=SOLD", "status=", "cursor=%%%", "cursor=bm90LWEtY3Vyc29y",
-	"limit=1&limit=2", "status=sold&status=pending", "limit[]=1", "limit=%00", "status=sold%00",
-	"cursor=" + strings.Repeat("A", 4000), "&&&=&=", "a=b", "?", "limit=10#frag", "status=' OR 1=1 --",
-}
-
-var petIDSeeds = []string{"1", "0", "-1", "abc", "99999999999999999999", "9223372036854775807",
-	"-9223372036854775808", "1.5", "1e3", " 1", "1 ", "+1", "0x10", "\x00", "%00", "..", "../categories",
-	"1/2", "１", "", "' OR 1=1 --", strings.Repeat("9", 1000)}
-
-var rawRequestSeeds = []string{
-	"GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET /v1/pets?limit=5&status=sold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Rex\",\"categoryId\":1}",
-	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1d\r\n{\"name\":\"Rex\",\"categoryId\":1}\r\n0\r\n\r\n",
-	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
-	"POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
-	"GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET /v1/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET //v1//pets HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET /v1/pets%00 HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET http://evil.example/v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET * HTTP/1.1\r\nHost: x\r\n\r\n",
-	"CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n",
-	"TRACE /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-	"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET /v1/pets HTTP/1.0\r\n\r\n",
-	"GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n",
-	"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-	"GET /v1/pets\r\n\r\n",
-	"get /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n",
-	"GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-ID: ../../\x1b[31m\r\n\r\n",
-	"GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \x00\r\n\r\n",
-	"GET /v1/pets HTTP/1.1\nHost: x\n\n",
-	"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
-	"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
-}
 
 // fuzzServers starts the service on both stores, once per fuzzing process. Fuzzed requests
 // break the API document on purpose; their answers are still held to it.
@@ -116,7 +49,7 @@ func checkRefusal(t *testing.T, what string, res *apptest.Response, codes ...str
 }
 
 // checkPet fails unless body is a Pet the rules allow, and returns it.
-func checkPet(t *testing.T, what string, body []byte) pet {
+func checkPet(t *testing.T, what string, body []byte) apiclient.Pet {
 	t.Helper()
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
@@ -127,24 +60,24 @@ func checkPet(t *testing.T, what string, body []byte) pet {
 			t.Fatalf("%s: Pet without %q: %s", what, k, body)
 		}
 	}
-	var p pet
+	var p apiclient.Pet
 	if err := json.Unmarshal(body, &p); err != nil {
 		t.Fatalf("%s: not a Pet: %v: %s", what, err, body)
 	}
 	n := utf8.RuneCountInString(p.Name)
-	if p.ID < 1 || n < 1 || n > models.MaxNameLength || p.Name != strings.TrimSpace(p.Name) ||
+	if p.Id < 1 || n < 1 || n > models.MaxNameLength || p.Name != strings.TrimSpace(p.Name) ||
 		strings.IndexFunc(p.Name, unicode.IsControl) >= 0 || !utf8.ValidString(p.Name) ||
-		p.CategoryID < 1 || !slices.Contains(models.PetStatuses, models.PetStatus(p.Status)) {
+		p.CategoryId < 1 || !slices.Contains(models.PetStatuses, models.PetStatus(p.Status)) {
 		t.Fatalf("%s: a Pet the rules forbid: %+v", what, p)
 	}
 	return p
 }
 
 func FuzzCreatePet(f *testing.F) {
-	for _, body := range petBodySeeds {
+	for _, body := range apptest.PetBodySeeds {
 		f.Add([]byte(body), "application/json")
 	}
-	for _, ct := range contentTypeSeeds {
+	for _, ct := range apptest.ContentTypeSeeds {
 		f.Add([]byte(`{"name":"Rex","categoryId":1}`), ct)
 	}
 	servers := fuzzServers(f)
@@ -152,7 +85,7 @@ func FuzzCreatePet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		for _, s := range servers {
 			what := fmt.Sprintf("%s: POST /v1/pets %q (Content-Type %q)", s.DB.Dialector.Name(), body, contentType)
-			if !validHeaderValue(contentType) {
+			if !apptest.ValidHeaderValue(contentType) {
 				return // net/http refuses to send it
 			}
 			before := countPets(t, s)
@@ -170,10 +103,10 @@ func FuzzCreatePet(f *testing.F) {
 				continue
 			}
 			p := checkPet(t, what, res.Body)
-			if added != 1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/pets/%d", s.URL, p.ID) {
+			if added != 1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/pets/%d", s.URL, p.Id) {
 				t.Fatalf("%s: 201 stored %d pets, Location %q", what, added, res.Header.Get("Location"))
 			}
-			if got := s.Get(t, fmt.Sprintf("/v1/pets/%d", p.ID)); got.StatusCode != 200 || !bytes.Equal(got.Body, res.Body) {
+			if got := s.Get(t, fmt.Sprintf("/v1/pets/%d", p.Id)); got.StatusCode != 200 || !bytes.Equal(got.Body, res.Body) {
 				t.Fatalf("%s: created %s, but GET answers %d %s", what, res.Body, got.StatusCode, got.Body)
 			}
 		}
@@ -195,7 +128,7 @@ func FuzzPatchPet(f *testing.F) {
 	for i, body := range patchBodySeeds {
 		f.Add([]byte(body), []string{"application/merge-patch+json", "application/json"}[i%2], ifMatchSeeds[i%len(ifMatchSeeds)])
 	}
-	for _, ct := range append(contentTypeSeeds, "application/json-patch+json", "application/merge-patch+json; charset=UTF-8") {
+	for _, ct := range append(apptest.ContentTypeSeeds, "application/json-patch+json", "application/merge-patch+json; charset=UTF-8") {
 		f.Add([]byte(`{"name":"Max"}`), ct, "")
 	}
 	servers := fuzzServers(f)
@@ -205,7 +138,7 @@ func FuzzPatchPet(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, body []byte, contentType, ifMatch string) {
-		if !validHeaderValue(contentType) || !validHeaderValue(ifMatch) {
+		if !apptest.ValidHeaderValue(contentType) || !apptest.ValidHeaderValue(ifMatch) {
 			return // net/http refuses to send it
 		}
 		for i, s := range servers {
@@ -238,7 +171,7 @@ func FuzzPatchPet(f *testing.F) {
 // FuzzDeletePet deletes by fuzzed ids and If-Match headers: a 204 only for the one pet that
 // exists (then restored, as staff would), a refusal that changes nothing otherwise.
 func FuzzDeletePet(f *testing.F) {
-	for i, id := range petIDSeeds {
+	for i, id := range apptest.PetIDSeeds {
 		f.Add(id, ifMatchSeeds[i%len(ifMatchSeeds)])
 	}
 	servers := fuzzServers(f)
@@ -250,7 +183,7 @@ func FuzzDeletePet(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, id, ifMatch string) {
-		if !validHeaderValue(ifMatch) {
+		if !apptest.ValidHeaderValue(ifMatch) {
 			return
 		}
 		for i, s := range servers {
@@ -289,22 +222,11 @@ func historyLength(t *testing.T, s *apptest.Server, petID int64) int {
 	return len(h)
 }
 
-var orderBodySeeds = []string{
-	`{"petId":1}`, `{"petId":2,"quantity":1}`, `{"petId":3,"shipDate":"2030-12-01T10:00:00Z"}`,
-	`{"petId":4,"quantity":1,"shipDate":"2030-12-01T10:00:00+02:00"}`, `{"petId":5,"shipDate":"2026-12-01"}`,
-	`{"petId":6,"shipDate":"2026-13-01T00:00:00Z"}`, `{"petId":7,"shipDate":"tomorrow"}`, `{"petId":8,"shipDate":123}`,
-	`{"petId":9,"shipDate":null}`, `{"petId":10,"shipDate":"9999-12-31T23:59:59Z"}`, `{"petId":11,"shipDate":"0001-01-01T00:00:00Z"}`,
-	`{"petId":1,"quantity":2}`, `{"petId":1,"quantity":0}`, `{"petId":1,"quantity":-1}`, `{"petId":1,"quantity":1.5}`,
-	`{"petId":1,"quantity":"1"}`, `{"petId":1,"quantity":2147483648}`, `{"petId":0}`, `{"petId":-1}`, `{"petId":999999}`,
-	`{"petId":9223372036854775807}`, `{"petId":"1"}`, `{"petId":null}`, `{}`, `{"quantity":1}`, `{"petId":1,"status":"delivered"}`,
-	`{"petId":1,"complete":true}`, `{"id":5,"petId":1}`, `{"petId":1`, `[{"petId":1}]`, `null`, ``,
-}
-
 var idempotencyKeySeeds = []string{"", "2f1c7a52-5b8e-4a59-a4f5-0c1d7c1f3e11", "retry-1", " ", "a b", strings.Repeat("k", 255),
 	strings.Repeat("k", 256), "é", "key\twith\ttabs"}
 
 func FuzzCreateOrder(f *testing.F) {
-	for i, body := range orderBodySeeds {
+	for i, body := range apptest.OrderBodySeeds {
 		f.Add([]byte(body), idempotencyKeySeeds[i%len(idempotencyKeySeeds)])
 	}
 	servers := fuzzServers(f)
@@ -319,7 +241,7 @@ func FuzzCreateOrder(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, body []byte, idemKey string) {
-		if !validHeaderValue(idemKey) {
+		if !apptest.ValidHeaderValue(idemKey) {
 			return // net/http refuses to send it
 		}
 		for _, s := range servers {
@@ -343,15 +265,15 @@ func FuzzCreateOrder(f *testing.F) {
 				continue
 			}
 			o := checkOrder(t, what, res.Body)
-			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/store/orders/%d", s.URL, o.ID) {
+			if o.Status != "placed" || after.orders != before.orders+1 || res.Header.Get("Location") != fmt.Sprintf("%s/v1/store/orders/%d", s.URL, o.Id) {
 				t.Fatalf("%s: 201 %s: orders %d then %d, Location %q", what, res.Body, before.orders, after.orders, res.Header.Get("Location"))
 			}
-			var p pet
-			if s.Get(t, fmt.Sprintf("/v1/pets/%d", o.PetID)).JSON(t, &p); p.Status != "pending" {
+			var p apiclient.Pet
+			if s.Get(t, fmt.Sprintf("/v1/pets/%d", o.PetId)).JSON(t, &p); p.Status != "pending" {
 				t.Fatalf("%s: the ordered pet is %q, want pending", what, p.Status)
 			}
 			// Put the pet back on sale, so that fuzzing for hours does not run out of pets.
-			if _, err := models.NewOrderStore(s.DB).Cancel(context.Background(), o.ID, "fuzz"); err != nil {
+			if _, err := models.NewOrderStore(s.DB).Cancel(context.Background(), o.Id, "fuzz"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -367,21 +289,31 @@ func (st state) String() string {
 
 func storeState(t *testing.T, s *apptest.Server) state {
 	t.Helper()
-	var st state
-	count := func(n *int64, q *gorm.DB) {
-		if err := q.Count(n).Error; err != nil {
-			t.Fatal(err)
-		}
+	return state{
+		orders:    count(t, s.DB.Model(&models.Order{})),
+		available: count(t, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetAvailable)),
+		pending:   count(t, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetPending)),
+		sold:      count(t, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetSold)),
 	}
-	count(&st.orders, s.DB.Model(&models.Order{}))
-	count(&st.available, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetAvailable))
-	count(&st.pending, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetPending))
-	count(&st.sold, s.DB.Model(&models.Pet{}).Where("status = ?", models.PetSold))
-	return st
+}
+
+// countPets counts the pets in s's database (not the deleted ones).
+func countPets(t *testing.T, s *apptest.Server) int64 {
+	t.Helper()
+	return count(t, s.DB.Model(&models.Pet{}))
+}
+
+func count(t *testing.T, q *gorm.DB) int64 {
+	t.Helper()
+	var n int64
+	if err := q.Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // checkOrder fails unless body is an Order the rules allow, and returns it.
-func checkOrder(t *testing.T, what string, body []byte) order {
+func checkOrder(t *testing.T, what string, body []byte) apiclient.Order {
 	t.Helper()
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
@@ -392,12 +324,12 @@ func checkOrder(t *testing.T, what string, body []byte) order {
 			t.Fatalf("%s: Order without %q: %s", what, k, body)
 		}
 	}
-	var o order
+	var o apiclient.Order
 	if err := json.Unmarshal(body, &o); err != nil {
 		t.Fatalf("%s: not an Order: %v: %s", what, err, body)
 	}
-	if o.ID < 1 || o.PetID < 1 || o.Quantity != 1 || !slices.Contains(models.OrderStatuses, models.OrderStatus(o.Status)) ||
-		o.Complete != (o.Status == string(models.OrderDelivered)) || o.CreatedAt == "" {
+	if o.Id < 1 || o.PetId < 1 || o.Quantity != 1 || !slices.Contains(models.OrderStatuses, models.OrderStatus(o.Status)) ||
+		o.Complete != (o.Status == apiclient.OrderStatus(models.OrderDelivered)) || o.CreatedAt == nil {
 		t.Fatalf("%s: an Order the rules forbid: %+v", what, o)
 	}
 	return o
@@ -406,23 +338,23 @@ func checkOrder(t *testing.T, what string, body []byte) order {
 func FuzzListPets(f *testing.F) {
 	fuzzList(f, "/v1/pets", func(f *testing.F, s *apptest.Server) {
 		addPets(f, s, 30)
-	}, func(t *testing.T, what string, item []byte) int64 { return checkPet(t, what, item).ID })
+	}, func(t *testing.T, what string, item []byte) int64 { return checkPet(t, what, item).Id })
 }
 
 func FuzzListOrders(f *testing.F) {
 	fuzzList(f, "/v1/store/orders", func(f *testing.F, s *apptest.Server) {
 		addOrders(f, s, 30)
-	}, func(t *testing.T, what string, item []byte) int64 { return checkOrder(t, what, item).ID })
+	}, func(t *testing.T, what string, item []byte) int64 { return checkOrder(t, what, item).Id })
 }
 
 func FuzzGetPet(f *testing.F) {
 	fuzzGet(f, "/v1/pets/", func(f *testing.F, s *apptest.Server) int64 { return addPets(f, s, 1)[0].ID },
-		func(t *testing.T, what string, body []byte) int64 { return checkPet(t, what, body).ID })
+		func(t *testing.T, what string, body []byte) int64 { return checkPet(t, what, body).Id })
 }
 
 func FuzzGetOrder(f *testing.F) {
 	fuzzGet(f, "/v1/store/orders/", func(f *testing.F, s *apptest.Server) int64 { return addOrders(f, s, 1)[0].ID },
-		func(t *testing.T, what string, body []byte) int64 { return checkOrder(t, what, body).ID })
+		func(t *testing.T, what string, body []byte) int64 { return checkOrder(t, what, body).Id })
 }
 
 // addPets stores n pets straight in s's database, in every status.
@@ -460,10 +392,13 @@ func addOrders(f *testing.F, s *apptest.Server, n int) []*models.Order {
 	return out
 }
 
+// nextLink is the Link header of a page that has a next one.
+var nextLink = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
+
 // fuzzList fuzzes the query string of a list: every answer is a page of valid items in
 // ascending id order, whose next page (when announced) answers too, or a 400 invalid_request.
 func fuzzList(f *testing.F, path string, fill func(*testing.F, *apptest.Server), check func(t *testing.T, what string, item []byte) int64) {
-	for _, q := range listQuerySeeds {
+	for _, q := range apptest.ListQuerySeeds {
 		f.Add(q)
 	}
 	for _, st := range models.OrderStatuses {
@@ -476,7 +411,7 @@ func fuzzList(f *testing.F, path string, fill func(*testing.F, *apptest.Server),
 
 	f.Fuzz(func(t *testing.T, rawQuery string) {
 		for _, s := range servers {
-			target := path + "?" + requestLineSafe(rawQuery)
+			target := path + "?" + apptest.RequestLineSafe(rawQuery)
 			what := s.DB.Dialector.Name() + ": GET " + target
 			res := s.Get(t, target)
 			if res.StatusCode != http.StatusOK {
@@ -510,7 +445,7 @@ func fuzzList(f *testing.F, path string, fill func(*testing.F, *apptest.Server),
 
 // fuzzGet fuzzes the id in prefix<id>: the one item that exists, a 404 or a 400.
 func fuzzGet(f *testing.F, prefix string, make1 func(*testing.F, *apptest.Server) int64, check func(t *testing.T, what string, body []byte) int64) {
-	for _, id := range petIDSeeds {
+	for _, id := range apptest.PetIDSeeds {
 		f.Add(id)
 	}
 	servers := fuzzServers(f)
@@ -553,7 +488,7 @@ func FuzzAuthorizationHeader(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, header string) {
-		if !validHeaderValue(header) {
+		if !apptest.ValidHeaderValue(header) {
 			return // net/http refuses to send it; FuzzRawRequest sends such bytes
 		}
 		for _, s := range servers {
@@ -580,7 +515,7 @@ func FuzzAuthorizationHeader(f *testing.F) {
 }
 
 func FuzzRawRequest(f *testing.F) {
-	for _, raw := range rawRequestSeeds {
+	for _, raw := range apptest.RawRequestSeeds {
 		f.Add([]byte(raw))
 	}
 	cfg := apptest.Config(f, testenv.SQLite)
@@ -588,100 +523,8 @@ func FuzzRawRequest(f *testing.F) {
 	s := apptest.New(f, cfg)
 
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if problem := rawExchange(strings.TrimPrefix(s.URL, "http://"), withKey(raw, s.APIKey)); problem != "" {
+		if problem := apptest.RawExchange(strings.TrimPrefix(s.URL, "http://"), apptest.WithKey(raw, s.APIKey)); problem != "" {
 			t.Fatalf("%q: %s", raw, problem)
 		}
 	})
-}
-
-// withKey adds an Authorization header with key after the request line of raw, when it has
-// one, so that hostile bytes reach the handlers rather than stop at authentication.
-func withKey(raw []byte, key string) []byte {
-	line, rest, ok := bytes.Cut(raw, []byte("\r\n"))
-	if !ok {
-		return raw
-	}
-	return slices.Concat(line, []byte("\r\nAuthorization: Bearer "+key+"\r\n"), rest)
-}
-
-// rawExchange sends raw as it is on a fresh connection to addr (host:port) and checks every
-// answer the server gives; it returns what was wrong, or "".
-func rawExchange(addr string, raw []byte) string {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return err.Error()
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := conn.Write(raw); err != nil {
-		return "" // the server already closed the connection: nothing was answered wrongly
-	}
-	// Half-close, so the server sees the end of an incomplete request at once.
-	_ = conn.(*net.TCPConn).CloseWrite()
-	r := bufio.NewReader(conn)
-	for {
-		res, err := http.ReadResponse(r, nil)
-		if err != nil {
-			// The end of the answers, or bytes this reader cannot frame (the answer to a HEAD, a
-			// connection cut after a parse error): what was read so far was checked.
-			var netErr net.Error
-			if errors.As(err, &netErr) && netErr.Timeout() {
-				return "the server neither answered nor closed the connection"
-			}
-			return ""
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if problem := answerProblem(res.StatusCode, res.Header, body); problem != "" {
-			return problem
-		}
-	}
-}
-
-// answerProblem says what is wrong with an answer to a hostile request: a 5xx, a refusal
-// without a complete Error body, missing security headers or a Server banner. "" means nothing.
-func answerProblem(status int, header http.Header, body []byte) string {
-	if status >= 500 {
-		return fmt.Sprintf("status %d: %s", status, body)
-	}
-	if status >= 400 {
-		var e struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Status  int    `json:"status"`
-		}
-		if json.Unmarshal(body, &e) != nil || e.Status != status || e.Code == "" || e.Message == "" ||
-			header.Get("Content-Type") != "application/json" {
-			return fmt.Sprintf("status %d without a complete Error body: %q", status, body)
-		}
-	}
-	if header.Get("X-Content-Type-Options") != "nosniff" || header.Get("Server") != "" {
-		return fmt.Sprintf("status %d without the security headers, or with a Server banner: %v", status, header)
-	}
-	return ""
-}
-
-// requestLineSafe percent-encodes the bytes a request line cannot carry (controls, space, '#',
-// non-ASCII) and leaves everything else, malformed escapes included, for the server to parse.
-func requestLineSafe(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || c == '#' {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// validHeaderValue reports whether net/http's client will send v as a header value.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
