@@ -28,6 +28,13 @@ test:
 # module of their own so their dependencies never reach the service's go.mod or its build.
 TOOLS := $(GO) tool -modfile=tools/thirdparty/go.mod
 
+# The generators, the checks and their tools build as released (no cgo, trimmed), like make build,
+# the Dockerfile and the tests' binary: one compilation of the standard library and the shared
+# dependencies serves them all, where the default settings would make a fresh machine compile
+# them once more.
+generate check-generated lint api-compat deploycheck: export CGO_ENABLED := 0
+generate check-generated lint api-compat deploycheck: export GOFLAGS := -trimpath
+
 # Regenerates every generated file; CI fails when this changes anything committed. The API
 # client the tests use (app/apptest/apiclient) is generated from the published document.
 generate:
@@ -58,8 +65,6 @@ check-generated: generate
 # modernc.org/sqlite's 30 s among them). It is built first, so that a failed build stops make lint.
 # The code is checked as it is built (make build, the Dockerfile, the tests' binary: without cgo,
 # trimmed), which also lets them all share one compilation of the dependencies.
-lint: export CGO_ENABLED := 0
-lint: export GOFLAGS := -trimpath
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
