@@ -62,9 +62,8 @@ check-generated: generate
 # analyzer under x/tools' driver: gosec's command would also build the cloud and AI SDKs of its
 # optional autofix, more than a minute on a fresh machine. The driver reads the dependencies from
 # the export data this compilation shares (a go vet tool would type-check each from source again,
-# modernc.org/sqlite's 30 s among them). It is built first, so that a failed build stops make lint.
-# The code is checked as it is built (make build, the Dockerfile, the tests' binary: without cgo,
-# trimmed), which also lets them all share one compilation of the dependencies.
+# modernc.org/sqlite's 30 s among them); -test=false keeps it to the service's code. It is built
+# first, so that a failed build stops make lint.
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
