@@ -14,6 +14,7 @@ import (
 
 	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
+	"github.com/petstore/petstore/app/apptest/netfault"
 	"github.com/petstore/petstore/app/apptest/testenv"
 )
 
@@ -169,12 +170,12 @@ func outageConfig(t *testing.T, databaseURL string) app.Config {
 func TestDatabaseOutageAnswers503WithoutHangingAndRecoversWithoutRestart(t *testing.T) {
 	t.Run("connections cut", func(t *testing.T) {
 		t.Parallel()
-		u, proxy := apptest.ProxiedURL(t, testenv.PostgresSchema(t))
+		u, proxy := netfault.ProxiedURL(t, testenv.PostgresSchema(t))
 		outageUnderLoad(t, apptest.New(t, outageConfig(t, u)), proxy.Cut, proxy.Heal)
 	})
 	t.Run("network partition", func(t *testing.T) {
 		t.Parallel()
-		u, proxy := apptest.ProxiedURL(t, testenv.PostgresSchema(t))
+		u, proxy := netfault.ProxiedURL(t, testenv.PostgresSchema(t))
 		outageUnderLoad(t, apptest.New(t, outageConfig(t, u)), proxy.Partition, proxy.Heal)
 	})
 	t.Run("PostgreSQL stopped and started", func(t *testing.T) {

@@ -3,5 +3,5 @@
 // API document. Files by concern: server.go starts a server, client.go sends requests,
 // contract.go checks them, admin.go drives the admin pages (headless/ with a real browser),
 // hostile.go holds hostile requests and judges the answers, process.go runs the real binary,
-// faults.go and cluster.go break the database on purpose.
+// cluster.go (and netfault/, between the service and the database) break the database on purpose.
 package apptest

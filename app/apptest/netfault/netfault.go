@@ -1,4 +1,6 @@
-package apptest
+// Package netfault stages network faults between a test's code and its database: a TCP proxy that
+// can cut its connections or let nothing through.
+package netfault
 
 import (
 	"io"
