@@ -369,7 +369,7 @@ func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args [
 	}
 	query += " ORDER BY " + s.order + " LIMIT ?"
 	args = append(append(args, s.args...), limit)
-	direct, err := onPgx(ctx, db, func(conn *pgx.Conn) error {
+	direct, err := onPgx(ctx, db, func(ctx context.Context, conn *pgx.Conn) error {
 		q, a := numbered(query, args)
 		rows, err := conn.Query(ctx, q, a...)
 		if err != nil {

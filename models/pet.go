@@ -305,7 +305,7 @@ func (s *PetStore) createInOneStatement(ctx context.Context, p *Pet) (bool, erro
 	}
 	// petJSON writes the id first: what follows it, and the end of the event's data.
 	rest := strings.TrimPrefix(string(object), `{"id":0`) + "}"
-	direct, err := onPgx(ctx, s.db, func(conn *pgx.Conn) error {
+	direct, err := onPgx(ctx, s.db, func(ctx context.Context, conn *pgx.Conn) error {
 		err := conn.QueryRow(ctx, createPetAudited, p.Name, p.CategoryID, string(p.Status), now, actor, ObjectPet, AuditCreate, after,
 			rest, int64(eventBit(EventPetCreated)), string(EventPetCreated)).Scan(&p.ID)
 		switch {
