@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: the service against two hand-written fiber + pgx servers on the same PostgreSQL
 # table: bench/ceiling (the service's list and create, with its six fields, cursor and Link) and
-# bench/ceiling4 (the list as the spec alone describes it: four fields, one statement, c.JSON).
+# bench/ceiling4 (the list as the spec alone describes it: four fields, one statement, c.JSON),
+# and bench/ceiling4 once more as ceiling4a, sending the service's answer without its layers.
 # Each run is made with two load generators, wrk and bench/load (a closed loop in Go), and the
 # servers take turns within each round, in an order that rotates from round to round, so that the
 # ratios hold even when the machine is busy. Prints a Markdown table (the README's Performance
@@ -38,7 +39,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 CONNS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
 TOOLS=${BENCH_TOOLS:-wrk go}
-# Four servers hold their pools open at once, on a PostgreSQL others share: 10 each (on 2 cores
+# Five servers hold their pools open at once, on a PostgreSQL others share: 10 each (on 2 cores
 # 8 and 20 measured alike; 4 made callers wait) leaves most of its 100 connections to others.
 POOL=${BENCH_POOL:-10}
 export PETSTORE_DB_MAX_OPEN_CONNS=$POOL PETSTORE_DB_MAX_IDLE_CONNS=$POOL
@@ -48,6 +49,7 @@ SERVICE=http://127.0.0.1:18080
 SERVICE_REDIS=http://127.0.0.1:18081
 CEILING=http://127.0.0.1:18090
 CEILING4=http://127.0.0.1:18092
+CEILING4A=http://127.0.0.1:18093
 LIST='/v1/pets?limit=20&status=available'
 BENCH_PET='Pet from make bench'
 
@@ -144,6 +146,11 @@ launch ceiling "$CEILING" env CEILING_ADDR=127.0.0.1:18090 DATABASE_URL="$DATABA
 ceiling_pid=$pid
 launch ceiling4 "$CEILING4" env CEILING_ADDR=127.0.0.1:18092 DATABASE_URL="$DATABASE_URL&pool_max_conns=$POOL" "$work/ceiling4"
 ceiling4_pid=$pid
+# ceiling4a: bench/ceiling4 sending the service's answer (the released Pet, the service's
+# headers), to tell what the answer costs from what the service's layers cost.
+launch ceiling4a "$CEILING4A" env CEILING_ADDR=127.0.0.1:18093 CEILING4_ANSWER=service \
+  DATABASE_URL="$DATABASE_URL&pool_max_conns=$POOL" "$work/ceiling4"
+ceiling4a_pid=$pid
 redis_pid=
 if [ -n "$REDIS" ]; then
   launch service-redis "$SERVICE_REDIS" env PETSTORE_ADDR=127.0.0.1:18081 REDIS_URL="$REDIS" PETSTORE_REDIS_PREFIX=petstore-bench: "$work/petstore" serve
@@ -184,9 +191,9 @@ run() {
   fi
 }
 
-declare -A base_of=([ceiling]=$CEILING [ceiling4]=$CEILING4 [service]=$SERVICE [service+redis]=$SERVICE_REDIS)
+declare -A base_of=([ceiling]=$CEILING [ceiling4]=$CEILING4 [ceiling4a]=$CEILING4A [service]=$SERVICE [service+redis]=$SERVICE_REDIS)
 # Every server must answer the measured requests with 200 before its numbers mean anything.
-for base in "$SERVICE" "$CEILING" "$CEILING4" ${redis_pid:+"$SERVICE_REDIS"}; do
+for base in "$SERVICE" "$CEILING" "$CEILING4" "$CEILING4A" ${redis_pid:+"$SERVICE_REDIS"}; do
   status=$(curl -s -o "$work/check.json" -w '%{http_code}' "${auth[@]}" "$base$LIST")
   [ "$status" = 200 ] || die "GET $base$LIST answers $status: $(head -c 300 "$work/check.json")"
 done
@@ -199,9 +206,9 @@ for _ in $(seq "$CONNS"); do
   [ -n "$id" ] || die "could not create the pets the patch scenario changes"
   patch_paths+=" /v1/pets/$id"
 done
-pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [ceiling4]=$ceiling4_pid [service+redis]=$redis_pid)
+pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [ceiling4]=$ceiling4_pid [ceiling4a]=$ceiling4a_pid [service+redis]=$redis_pid)
 say "bench: warming up"
-for server in ceiling ceiling4 service ${redis_pid:+service+redis}; do
+for server in ceiling ceiling4 ceiling4a service ${redis_pid:+service+redis}; do
   WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "${base_of[$server]}$LIST" >/dev/null
 done
 
@@ -220,7 +227,7 @@ for round in $(seq "$ROUNDS"); do
     case $scenario in
     list)
       for tool in $TOOLS; do
-        for server in $(rotate $((round - 1)) ceiling4 service ceiling ${redis_pid:+service+redis}); do
+        for server in $(rotate $((round - 1)) ceiling4 service ceiling ceiling4a ${redis_pid:+service+redis}); do
           TOOL=$tool run "$round" list "$server" "${base_of[$server]}$LIST"
         done
       done ;;
@@ -256,6 +263,7 @@ hwm() { awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 peak=$(hwm "$service_pid")
 peak_ceiling=$(hwm "$ceiling_pid")
 peak_ceiling4=$(hwm "$ceiling4_pid")
+peak_ceiling4a=$(hwm "$ceiling4a_pid")
 peak_redis=; [ -z "$redis_pid" ] || peak_redis=$(hwm "$redis_pid")
 
 cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)
@@ -299,9 +307,10 @@ awk -v rounds="$ROUNDS" -v ratios="$work/ratios" '
     print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for (i = 1; i <= n; i++) {
       key = order[i]; split(key, parts, "/"); scenario = parts[1]; server = parts[2]; tool = parts[3]
-      c6 = scenario "/ceiling/" tool; c4 = scenario "/ceiling4/" tool
+      c6 = scenario "/ceiling/" tool; c4 = scenario "/ceiling4/" tool; c4a = scenario "/ceiling4a/" tool
       rr6 = rr4 = pr4 = cr4 = ""
-      if (server !~ /^ceiling/) { rr6 = ratio(key, c6, 1); rr4 = ratio(key, c4, 1); pr4 = ratio(key, c4, 2); cr4 = ratio(key, c4, 3) }
+      if (server !~ /^ceiling4?$/) { rr6 = ratio(key, c6, 1); rr4 = ratio(key, c4, 1); pr4 = ratio(key, c4, 2); cr4 = ratio(key, c4, 3) }
+      if (server == "service") { keep(key, "rps-ceiling4a", ratio(key, c4a, 1)); keep(key, "cpu-ceiling4a", ratio(key, c4a, 3)) }
       errs = 0; split(vals[key " err"], e, " "); for (j in e) errs += e[j]
       printf "| %s | %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %s | %.0f µs | %s | %.0f | %d |\n", scenario, server, tool,
         median(vals[key " rps"]), median(vals[key " p50"]) / 1000, median(vals[key " p99"]) / 1000,
@@ -318,7 +327,7 @@ deep_ratio=$(ratio deep-page-1-conn/service/wrk p50-first-page)
 max_ready=$(printf '%s\n' "${ready[@]}" | sort -n | tail -n1)
 cat <<EOF
 
-Peak memory (VmHWM): service ${peak} MB$([ -z "$peak_redis" ] || echo ", service with Redis ${peak_redis} MB"), ceiling ${peak_ceiling} MB, ceiling4 ${peak_ceiling4} MB.
+Peak memory (VmHWM): service ${peak} MB$([ -z "$peak_redis" ] || echo ", service with Redis ${peak_redis} MB"), ceiling ${peak_ceiling} MB, ceiling4 ${peak_ceiling4} MB, ceiling4a ${peak_ceiling4a} MB.
 Time to ready on the existing database: ${ready[*]} ms (three starts).
 Deep page (99% down the list) against the first page, service, one connection: $deep_ratio times the median time.
 
@@ -339,6 +348,17 @@ done
 check "deep page vs first page (time)" "$deep_ratio" '<=' 1.2
 check "peak memory of the service (MB)" "$peak" '<' 150
 check "time to ready, slowest of three (ms)" "$max_ready" '<' 1000
+show() { # NAME VALUE
+  if [ "$2" = - ]; then printf '  %-62s %s\n' "$1" "not measured"; else printf '  %-62s %8.2f\n' "$1" "$2"; fi
+}
+echo
+echo "The list's answer without the service's layers (ceiling4a; not targets, to read them by):"
+for tool in $TOOLS; do
+  show "ceiling4a req/s vs ceiling4: what the answer costs ($tool)" "$(ratio list/ceiling4a/$tool rps-ceiling4)"
+  show "ceiling4a CPU per request vs ceiling4 ($tool)" "$(ratio list/ceiling4a/$tool cpu-ceiling4)"
+  show "service req/s vs ceiling4a: what the layers cost ($tool)" "$(ratio list/service/$tool rps-ceiling4a)"
+  show "service CPU per request vs ceiling4a ($tool)" "$(ratio list/service/$tool cpu-ceiling4a)"
+done
 
 # What events cost POST /v1/pets and order placement, and deliveries per second (issue 15). Its
 # servers take ports of this script's, and pick their store by DATABASE_URL: this script's servers
