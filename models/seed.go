@@ -21,9 +21,12 @@ const seedBatch = 1000
 // their turn between two of them.
 const seedTxPets = 500
 
-// seedPause is how long a seed of SQLite waits after each transaction: longer than the 100 ms
-// SQLite's busy handler sleeps between two tries for the write lock, so a writer waiting for it
-// gets it before the next transaction of the seed does.
+// seedPause is how long a seed of SQLite waits after each transaction at least: longer than the
+// 100 ms SQLite's busy handler sleeps between two tries for the write lock, so a writer waiting
+// for it gets it before the next transaction of the seed does. The seed waits as long as the
+// transaction took when that was longer: on a busy machine, where a transaction takes longer
+// and a waiting writer runs late for its tries, 110 ms left a service's write waiting past its
+// 5 s deadline (a CI run of TestTheServiceKeepsAnsweringWhileASeedRuns).
 const seedPause = 110 * time.Millisecond
 
 // seedLockClass keys, with a hash of the schema's name, the PostgreSQL advisory lock that keeps
@@ -81,7 +84,7 @@ func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error)
 }
 
 // seed writes the batches of Seed, counting what the database holds first. On SQLite each
-// transaction counts again, and the seed pauses after it (seedPause).
+// transaction counts again, and the seed pauses after it (seedPause, or as long as it took).
 func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, sqlite bool) (SeedResult, error) {
 	var res SeedResult
 	rng := opt.Rand
@@ -107,6 +110,7 @@ func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, sqlite bool) (SeedR
 	}
 	for {
 		done := false
+		began := time.Now()
 		err := db.Transaction(func(tx *gorm.DB) error {
 			if sqlite {
 				if err := count(tx); err != nil {
@@ -143,7 +147,7 @@ func seed(ctx context.Context, db *gorm.DB, opt SeedOptions, sqlite bool) (SeedR
 			select {
 			case <-ctx.Done():
 				return res, ctx.Err()
-			case <-time.After(seedPause):
+			case <-time.After(max(seedPause, time.Since(began))):
 			}
 		}
 	}
