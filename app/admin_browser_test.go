@@ -28,15 +28,7 @@ type chrome struct {
 
 func newChrome(t *testing.T, base string) *chrome {
 	t.Helper()
-	ctx := headless.Chromium(t, 1280, 800)
-	c := &chrome{t: t, base: base, dir: t.ArtifactDir()}
-	// A bound on the whole test, so a page that never loads fails instead of hanging. Generous:
-	// alone it takes about 30 s, but beside CI's checks on a machine with cold caches it took over
-	// two minutes and reached the bound of 2 that it had.
-	var cancel context.CancelFunc
-	c.ctx, cancel = context.WithTimeout(ctx, 10*time.Minute)
-	t.Cleanup(cancel)
-	return c
+	return &chrome{t: t, ctx: headless.Chromium(t, 1280, 800), base: base, dir: t.ArtifactDir()}
 }
 
 func (c *chrome) do(steps ...chromedp.Action[chromedp.Void]) {

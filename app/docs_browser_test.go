@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -21,11 +20,7 @@ import (
 // under CI.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	ctx := headless.Chromium(t, 1280, 1024)
-	// A bound on a hung browser, not a measure of speed.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancelTimeout)
-	return ctx
+	return headless.Chromium(t, 1280, 1024)
 }
 
 // requestLog records every request the page sends and how each ended.

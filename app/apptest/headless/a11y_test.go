@@ -1,12 +1,10 @@
 package headless
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -23,8 +21,7 @@ func TestAxeReportsAPagesAccessibilityFaults(t *testing.T) {
 </main></body></html>`))
 	}))
 	t.Cleanup(page.Close)
-	ctx, cancel := context.WithTimeout(Chromium(t, 800, 600), time.Minute)
-	defer cancel()
+	ctx := Chromium(t, 800, 600)
 	if err := chromedp.Do(ctx, chromedp.Navigate(page.URL)); err != nil {
 		t.Fatal(err)
 	}

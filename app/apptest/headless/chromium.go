@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -34,9 +35,16 @@ func chromiumPath(tb testing.TB) string {
 	return ""
 }
 
+// hangBound ends a browser test whose page never loads, rather than leaving it to go test's
+// -timeout. It bounds a hang, not the pages' speed, so it is generous: the admin walk-through
+// takes about 30 s alone, and took over two minutes beside CI's checks on a machine with cold
+// caches (where a bound of 2 minutes failed it).
+const hangBound = 10 * time.Minute
+
 // Chromium starts a headless Chromium for the test, with the flags that keep it off this
-// machine's closed network, and returns its started browser context; it stops when the test
-// ends. The first action starts the browser, so it runs here, before any timeout the caller adds.
+// machine's closed network, and returns its started browser context, bounded by hangBound; it
+// stops when the test ends. The first action starts the browser, so it runs here, before the
+// bound starts.
 func Chromium(tb testing.TB, width, height int) context.Context {
 	tb.Helper()
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
@@ -56,6 +64,8 @@ func Chromium(tb testing.TB, width, height int) context.Context {
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatalf("start Chromium: %v", err)
 	}
+	ctx, cancelHang := context.WithTimeout(ctx, hangBound)
+	tb.Cleanup(cancelHang)
 	return ctx
 }
 
