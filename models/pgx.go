@@ -47,7 +47,7 @@ func onPgx(ctx context.Context, db *gorm.DB, f func(context.Context, *pgx.Conn) 
 
 // withSocketDeadline runs f with ctx's deadline set on the connection's socket, and hands f a
 // context that pgx need not watch. pgx watches every cancellable context of every query with
-// context.AfterFunc (a channel, closures and an entry in the parent context's children): 6 of a
+// context.AfterFunc (a channel, closures and an entry in the parent context's children): 5 of a
 // list request's 69 allocations. A read or write past the deadline fails with a timeout and pgx
 // closes the connection, as it does when a watched context ends; database/sql then drops it. A
 // request's context ends only at its deadline (routes' withDeadline); any other cancellation is
