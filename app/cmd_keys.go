@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/petstore/petstore/app/keychanges"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/keychanges"
 )
 
 var keysCommand = command{

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/webhooks"
 	"github.com/petstore/petstore/routes/apiservers"
 	"github.com/redis/go-redis/v9"
 )

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/webhooks"
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 )

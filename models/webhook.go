@@ -98,7 +98,7 @@ type WebhookEndpointPatch struct {
 	Disabled *bool
 }
 
-// URLCheck refuses an endpoint URL the deliveries must not be sent to (see models/webhooks):
+// URLCheck refuses an endpoint URL the deliveries must not be sent to (see app/webhooks):
 // with a validation error naming url.
 type URLCheck func(ctx context.Context, rawURL string) error
 

@@ -18,8 +18,8 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/gofiber/fiber/v2/utils"
+	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/ratelimit"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
 )

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/ratelimit"
 	"github.com/petstore/petstore/views"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/app/admission"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/admission"
 )
 
 // RFC 6750 challenges: when no key was sent, when the key is not valid, and when the key lacks

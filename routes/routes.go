@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/app/admission"
+	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/admission"
-	"github.com/petstore/petstore/models/ratelimit"
 	"gorm.io/gorm"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/ratelimit"
 )
 
 // Config is what a Gate works with.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest/testenv"
-	"github.com/petstore/petstore/models/ratelimit"
+	"github.com/petstore/petstore/app/ratelimit"
 )
 
 // newLimiter makes a fresh limiter, with counters of its own, on the given clock.

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/webhooks"
 )
 
 // resolver answers from a table (names in lower case), so no test asks DNS. An entry with several answers gives them

@@ -11,7 +11,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/petstore/petstore/models/webhooks"
+	"github.com/petstore/petstore/app/webhooks"
 )
 
 func TestNewSecret(t *testing.T) {

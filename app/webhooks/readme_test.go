@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petstore/petstore/models/webhooks"
+	"github.com/petstore/petstore/app/webhooks"
 )
 
 // readmeBlock returns the README's fenced code block of lang that contains marker.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest/testenv"
-	"github.com/petstore/petstore/models/ratelimit"
+	"github.com/petstore/petstore/app/ratelimit"
 )
 
 // flaky is a shared limiter that can stop answering, as Redis does when it goes away.

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest/testenv"
+	"github.com/petstore/petstore/app/keychanges"
 	"github.com/petstore/petstore/models"
-	"github.com/petstore/petstore/models/keychanges"
 	"gorm.io/gorm"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/petstore/petstore/models/webhooks"
+	"github.com/petstore/petstore/app/webhooks"
 )
 
 // local is a client for receivers on loopback over plain http, as the service's tests run it.

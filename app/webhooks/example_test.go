@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/petstore/petstore/models/webhooks"
+	"github.com/petstore/petstore/app/webhooks"
 )
 
 // verifyWebhook is the README's receiver, word for word (TestREADMESnippetsAreTheTestedOnes

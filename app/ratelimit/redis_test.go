@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/app/apptest/testenv"
-	"github.com/petstore/petstore/models/ratelimit"
+	"github.com/petstore/petstore/app/ratelimit"
 )
 
 // Every key the Redis limiter writes expires, whichever way the request that made it went: an
