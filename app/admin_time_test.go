@@ -106,4 +106,3 @@ func TestAnUnknownTimeZoneStopsTheServiceWithAClearMessage(t *testing.T) {
 		}
 	}
 }
-
