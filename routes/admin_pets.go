@@ -128,7 +128,7 @@ func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, c
 					deleted = &p.DeletedAt.Time
 				}
 				err := rows.Row(strconv.FormatInt(p.ID, 10), p.Name, categories[p.CategoryID], string(p.Status),
-					csvTime(&p.CreatedAt), csvTime(&p.UpdatedAt), csvTime(deleted))
+					rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
 				if err != nil {
 					return err
 				}
