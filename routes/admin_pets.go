@@ -73,11 +73,12 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	default:
 		return &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
 	}
-	pg := models.Page{Limit: adminPageSize, Count: true}
-	if pg.Sort, err = sortOf(q, petColumns, models.Sort{}); err != nil {
+	sort, err := sortOf(q, petColumns, models.Sort{})
+	if err != nil {
 		return err
 	}
-	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+	pg, err := listPage(q, sort)
+	if err != nil {
 		return err
 	}
 	csv, err := wantsCSV(q)
@@ -122,7 +123,7 @@ func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, c
 					deleted = &p.DeletedAt.Time
 				}
 				err := rows.Row(strconv.FormatInt(p.ID, 10), p.Name, categories[p.CategoryID], string(p.Status),
-					csvTime(&p.CreatedAt), csvTime(&p.UpdatedAt), csvTime(deleted))
+					rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
 				if err != nil {
 					return err
 				}
