@@ -59,7 +59,7 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 		// Revoking twice changes nothing, so it is recorded once.
 		_, err = keys.Revoke(ann, k.ID)
 		must(t, err)
-		st, err := staff.Create(cli, models.NewStaff{Username: "bob", Password: "bob's password 1"})
+		st, err := staff.Create(cli, models.NewStaff{Username: "bob", Password: "the clerk password 1"})
 		must(t, err)
 		_, pw, err := staff.ResetPassword(ann, st.ID, 999)
 		must(t, err)
