@@ -454,7 +454,7 @@ func TestAnonymousVisitsStoreNoSessionAndLoginStartsOne(t *testing.T) {
 		}
 		var out []string
 		for _, k := range keys {
-			if !strings.Contains(k, "login-failures:") {
+			if !strings.Contains(k, "login-known:") {
 				out = append(out, k)
 			}
 		}

@@ -70,6 +70,7 @@ func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
 		// The admin pages.
 		ada := s.NewBrowser(t)
 		ada.Login(t, "ada", adminPassword)
+		expect("staff:ada", "staff", "log_in")
 		post := func(target string, form url.Values) {
 			t.Helper()
 			if res := ada.Post(t, target, form); res.StatusCode != http.StatusSeeOther && res.StatusCode != http.StatusOK {

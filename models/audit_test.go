@@ -63,7 +63,7 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 		must(t, err)
 		_, pw, err := staff.ResetPassword(ann, st.ID, 999)
 		must(t, err)
-		_, err = staff.ChangePassword(models.WithActor(context.Background(), models.StaffActor("bob")), st.ID, pw, "bob's new password")
+		_, err = staff.ChangePassword(models.WithActor(context.Background(), models.StaffActor("bob")), st.ID, pw, "the clerk's new password")
 		must(t, err)
 
 		type row struct{ actor, object, action, before, after string }
