@@ -18,8 +18,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Config is the service's configuration, read from environment variables. The README's
-// configuration table lists the same variables; keep the two in step.
+// Config is the service's configuration, read from environment variables. The operations
+// guide's configuration table (docs/operations.md) lists the same variables; keep the two in step.
 type Config struct {
 	Addr              string        // PETSTORE_ADDR
 	DatabaseURL       string        // DATABASE_URL; empty selects the embedded SQLite store

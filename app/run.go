@@ -68,7 +68,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprint(w, "\nWith no command, petstore serves. Run 'petstore <command> --help' for a command's flags.\n"+
-		"Configuration comes from environment variables; see the README.\n")
+		"Configuration comes from environment variables; see docs/operations.md.\n")
 }
 
 // Run is the whole program; main only calls it. It returns when ctx is cancelled or on
