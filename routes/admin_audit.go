@@ -108,8 +108,8 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 			return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
 		}
 	}
-	pg := models.Page{Limit: adminPageSize, Sort: models.AuditOrder, Count: true}
-	if pg.Cursor, err = adminQuery(c).cursor(pg.Sort); err != nil {
+	pg, err := listPage(adminQuery(c), models.AuditOrder)
+	if err != nil {
 		return err
 	}
 	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {

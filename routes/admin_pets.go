@@ -73,11 +73,12 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	default:
 		return &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
 	}
-	pg := models.Page{Limit: adminPageSize, Count: true}
-	if pg.Sort, err = sortOf(q, petColumns, models.Sort{}); err != nil {
+	sort, err := sortOf(q, petColumns, models.Sort{})
+	if err != nil {
 		return err
 	}
-	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+	pg, err := listPage(q, sort)
+	if err != nil {
 		return err
 	}
 	csv, err := wantsCSV(q)

@@ -67,6 +67,20 @@ type Pager struct {
 	LastURL string
 	// FirstURL is set when the page is not the first.
 	FirstURL string
+	// Numbers link pages by number around this one (a zero N is a gap), where the page's place is
+	// known. The jump form goes to any page up to MaxPage; Keep are the list's filters and sort,
+	// which it sends along.
+	Numbers []PageNumber
+	Page    int
+	MaxPage int
+	Keep    []Param
+}
+
+// PageNumber is a page's link by its number; N is 0 for the gap between far-apart numbers.
+type PageNumber struct {
+	N       int
+	URL     string
+	Current bool
 }
 
 // SortHeader is the heading of a column that sorts its table. Sort is "ascending" or
@@ -180,3 +194,6 @@ func sortMark(sort string) string {
 	}
 	return ""
 }
+
+// Param is one parameter of a query string.
+type Param struct{ Name, Value string }
