@@ -132,7 +132,7 @@ func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sor
 					ship = o.ShipDate.UTC().Format(time.DateOnly)
 				}
 				err := rows.Row(strconv.FormatInt(o.ID, 10), strconv.FormatInt(o.PetID, 10), names[o.PetID], string(o.Status),
-					ship, csvTime(&o.CreatedAt), csvTime(&o.UpdatedAt))
+					ship, rows.Time(&o.CreatedAt), rows.Time(&o.UpdatedAt))
 				if err != nil {
 					return err
 				}

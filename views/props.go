@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -96,21 +95,6 @@ type SortHeader struct {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func ftoa(n int) string { return strconv.Itoa(n) }
-
-// when formats a time for a table: UTC, to the minute.
-func when(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-func whenPtr(t *time.Time) string {
-	if t == nil {
-		return "never"
-	}
-	return when(*t)
-}
 
 // ruleVerbs start the models' rules for a field ("must not be empty", "is required"), which read
 // as a sentence after the field's name.
