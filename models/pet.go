@@ -173,7 +173,7 @@ type PetStore struct{ db *gorm.DB }
 // NewPetStore returns a store on db.
 func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db} }
 
-// List returns one page of the pets that match f.
+// List returns one page of the pets that match f; it may read a replica (MayReadReplica).
 func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet], error) {
 	where, args := make([]string, 1, 6), make([]any, 0, 6)
 	where[0] = "deleted_at IS NULL"
@@ -202,16 +202,17 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	} else if f.Search != "" {
 		where, args = append(where, "LOWER(name) LIKE ? ESCAPE '\\'"), append(args, nameLike(f.Search))
 	}
+	db := laggingRead(ctx, s.db)
 	if f.Deleted {
-		return pets.list(ctx, s.db, where, args, page)
+		return pets.list(ctx, db, where, args, page)
 	}
-	return livePets.list(ctx, s.db, where, args, page)
+	return livePets.list(ctx, db, where, args, page)
 }
 
-// Get returns one pet that is not deleted.
+// Get returns one pet that is not deleted; it may read a replica (MayReadReplica).
 func (s *PetStore) Get(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
-	err := s.db.WithContext(ctx).Take(&p, id).Error
+	err := laggingRead(ctx, s.db).WithContext(ctx).Take(&p, id).Error
 	return &p, storeError(err, petNotFound(id))
 }
 
