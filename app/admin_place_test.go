@@ -3,6 +3,7 @@ package app_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -98,4 +99,72 @@ func TestStaffJumpToAPageByItsNumberKeepingTheFiltersAndSort(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestAPetOpenedFromAFilteredListLeadsBackToItAfterAnEdit(t *testing.T) {
+	t.Parallel()
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := adminServer(t, store)
+		createPets(t, s, 60, "Sold", models.PetSold)
+		b := s.NewBrowser(t)
+		b.Login(t, "sam", staffPassword)
+
+		list := "/admin/pets?sort=-name&status=sold&page=2"
+		p := b.Get(t, list)
+		open := p.Doc.Find(`[data-testid="pet-name"]`).First()
+		pet := b.Get(t, open.AttrOr("href", ""))
+		if href := pet.Doc.Find(".crumbs a").First().AttrOr("href", ""); href != list {
+			t.Fatalf("the pet's breadcrumb leads to %q, want the list it was opened from, %q", href, list)
+		}
+		edit := b.Get(t, pet.TestID("edit-pet").AttrOr("href", ""))
+		if href := edit.Doc.Find(".crumbs a").First().AttrOr("href", ""); href != list {
+			t.Fatalf("the edit form's breadcrumb leads to %q, want %q", href, list)
+		}
+		form := edit.TestID("pet-form")
+		fields := url.Values{}
+		form.Find("input, select").Each(func(_ int, in *goquery.Selection) {
+			if name := in.AttrOr("name", ""); name != "" {
+				fields.Set(name, in.AttrOr("value", in.Find("option[selected]").AttrOr("value", "")))
+			}
+		})
+		fields.Set("name", "Renamed in place")
+		saved := b.Post(t, form.AttrOr("action", ""), fields)
+		if saved.Location() != list {
+			t.Fatalf("saving goes to %q, want back to the list %q", saved.Location(), list)
+		}
+		if got := b.Follow(t, saved).Text("flash"); got != "Saved Renamed in place." {
+			t.Fatalf("back on the list, it says %q", got)
+		}
+	})
+}
+
+func TestABackLinkToAnotherPageOrSiteIsIgnored(t *testing.T) {
+	t.Parallel()
+	s := adminServer(t, testenv.SQLite)
+	pet := createPets(t, s, 1, "Rex", models.PetAvailable)[0]
+	b := s.NewBrowser(t)
+	b.Login(t, "sam", staffPassword)
+	for _, back := range []string{
+		"https://evil.example/admin/pets", "//evil.example/admin/pets", "/\\evil.example/admin/pets",
+		"/admin/staff", "/admin/pets/1", "/admin/petsX", "javascript:alert(1)", "/admin/pets\r\nSet-Cookie: x=1",
+		"/admin/pets?q=" + strings.Repeat("a", 3000),
+	} {
+		page := fmt.Sprintf("/admin/pets/%d?back=%s", pet.ID, url.QueryEscape(back))
+		p := b.Get(t, page)
+		if href := p.Doc.Find(".crumbs a").First().AttrOr("href", ""); href != "/admin/pets" {
+			t.Errorf("back=%q: the breadcrumb leads to %q, want the plain list", back, href)
+		}
+		saved := b.Post(t, fmt.Sprintf("/admin/pets/%d", pet.ID), url.Values{
+			"_csrf": {p.Doc.Find(`input[name="_csrf"]`).First().AttrOr("value", "")},
+			"name":  {"Rex"}, "categoryId": {"1"}, "back": {back},
+		})
+		if want := fmt.Sprintf("/admin/pets/%d", pet.ID); saved.Location() != want {
+			t.Errorf("back=%q: saving goes to %q, want the pet's page %q", back, saved.Location(), want)
+		}
+	}
+	// A list's own address is kept, with its query.
+	p := b.Get(t, fmt.Sprintf("/admin/pets/%d?back=%s", pet.ID, url.QueryEscape("/admin/pets?q=Rex")))
+	if href := p.Doc.Find(".crumbs a").First().AttrOr("href", ""); href != "/admin/pets?q=Rex" {
+		t.Errorf("the breadcrumb leads to %q, want /admin/pets?q=Rex", href)
+	}
 }

@@ -84,3 +84,102 @@ func TestEndpointsAtIPv6FormsOfPrivateAddressesAreRefusedAtRegistrationAndWhenCo
 		}
 	})
 }
+
+// A key with the webhooks scope subscribes only to the events it may read: order events need
+// orders:read and pet events pets:read, refused with 403 insufficient_scope naming the scope, on
+// creation and on a change; nothing is added or changed.
+func TestAKeyCannotSubscribeToEventsItsScopesDoNotRead(t *testing.T) {
+	t.Parallel() // its own servers
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := webhookServer(t, store)
+		_, hooksOnly := keyFor(t, s, "hooks only", s.ClientID, models.ScopeWebhooks)
+		_, petReader := keyFor(t, s, "pet reader", s.ClientID, models.ScopeWebhooks, models.ScopePetsRead)
+		for _, tc := range []struct {
+			key    string
+			events []string
+			scope  string
+		}{
+			{hooksOnly, []string{"order.placed"}, "orders:read"},
+			{hooksOnly, []string{"pet.created"}, "pets:read"},
+			{petReader, []string{"pet.updated", "order.cancelled"}, "orders:read"},
+		} {
+			res := s.As(tc.key).PostJSON(t, "/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook", "events": tc.events})
+			code, msg := res.ErrorBody(t)
+			if res.StatusCode != http.StatusForbidden || code != models.EInsufficientScope || !strings.Contains(msg, "needs the scope "+tc.scope) ||
+				res.Header.Get("WWW-Authenticate") != `Bearer realm="petstore", error="insufficient_scope", scope="`+tc.scope+`"` {
+				t.Errorf("subscribing to %v: %d %s %q %q, want 403 insufficient_scope naming %s", tc.events, res.StatusCode, code, msg, res.Header.Get("WWW-Authenticate"), tc.scope)
+			}
+		}
+		if res := s.Get(t, "/v1/webhook-endpoints"); strings.TrimSpace(string(res.Body)) != "[]" {
+			t.Fatalf("endpoints after the refusals: %s", res.Body)
+		}
+
+		pets := addEndpoint(t, s.As(petReader), "http://127.0.0.1:9/hook", "pet.created")
+		res := patchEndpoint(t, s.As(petReader), pets.ID, `{"events":["pet.created","order.placed"]}`)
+		if code, _ := res.ErrorBody(t); res.StatusCode != http.StatusForbidden || code != models.EInsufficientScope {
+			t.Fatalf("adding order.placed with pets:read only: %d %s", res.StatusCode, res.Body)
+		}
+		orders := addEndpoint(t, s, "http://127.0.0.1:9/orders", "order.placed")
+		for _, body := range []string{`{"url":"http://127.0.0.1:9/elsewhere"}`, `{"disabled":false}`} {
+			if res := patchEndpoint(t, s.As(petReader), orders.ID, body); res.StatusCode != http.StatusForbidden {
+				t.Errorf("PATCH %s of an order endpoint with pets:read only: %d %s, want 403", body, res.StatusCode, res.Body)
+			}
+		}
+		if res := patchEndpoint(t, s.As(hooksOnly), orders.ID, `{"disabled":true}`); res.StatusCode != http.StatusOK {
+			t.Errorf("disabling an order endpoint with webhooks only: %d %s, want 200 (stopping deliveries reads nothing)", res.StatusCode, res.Body)
+		}
+		var got endpoint
+		s.Get(t, "/v1/webhook-endpoints/"+itoa(pets.ID)).JSON(t, &got)
+		if strings.Join(got.Events, " ") != "pet.created" {
+			t.Fatalf("after the refused change the endpoint delivers %v", got.Events)
+		}
+	})
+}
+
+// webhookServer is a server delivering webhooks to receivers on loopback.
+func webhookServer(t *testing.T, store testenv.Store) *apptest.Server {
+	t.Helper()
+	return apptest.New(t, webhookConfig(t, store), apptest.WithDeliveries())
+}
+
+// When the client's keys lose a scope after it subscribed, the events that scope reads are no
+// longer delivered: each such delivery is recorded as skipped, and the others still arrive.
+func TestEventsNoKeyOfTheClientMayReadAnyMoreAreNotDelivered(t *testing.T) {
+	t.Parallel() // its own servers and receivers
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := webhookServer(t, store)
+		r := apptest.NewReceiver(t)
+		ep := addEndpoint(t, s, r.URL+"/hook", "pet.created", "order.placed")
+		if _, err := s.Keys.SetScopes(staff(t.Context()), s.KeyID, []string{"pets:read", "pets:write", "orders:write", "webhooks"}); err != nil {
+			t.Fatal(err)
+		}
+		rex := createPetNamed(t, s, "Rex")
+		placeOrderFor(t, s, rex.ID)
+		r.Wait(t, 1, 20*time.Second)
+		deadline := time.Now().Add(20 * time.Second)
+		var attempts []models.DeliveryAttempt
+		for len(attempts) < 2 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			var err error
+			if attempts, err = models.NewWebhookStore(s.DB, models.WebhookOptions{}).Attempts(t.Context(), ep.ID, 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(3 * apptest.DeliveryPoll) // an order.placed delivery would arrive now
+		var types []string
+		for _, d := range r.Deliveries() {
+			types = append(types, verified(t, d, ep.Secret).Type)
+		}
+		if strings.Join(types, " ") != "pet.created" {
+			t.Fatalf("the receiver got %v, want only pet.created", types)
+		}
+		outcomes := map[models.EventType]string{}
+		for _, a := range attempts {
+			outcomes[a.EventType] = a.Outcome + ": " + a.Error
+		}
+		if len(attempts) != 2 || outcomes[models.EventPetCreated] != "delivered: " ||
+			outcomes[models.EventOrderPlaced] != "skipped: not sent: no API key of the client has the scope orders:read any more" {
+			t.Fatalf("attempts %v, want pet.created delivered and order.placed skipped for want of orders:read", outcomes)
+		}
+	})
+}
