@@ -287,12 +287,15 @@ func toLogin(c *fiber.Ctx) error {
 	return c.Redirect("/admin/login?next="+url.QueryEscape(safeNext(next)), fiber.StatusSeeOther)
 }
 
-// requireAdmin keeps the admin-only pages (categories, API keys, staff) from the staff role.
-func requireAdmin(c *fiber.Ctx) error {
-	if me := currentStaff(c); me == nil || !me.IsAdmin() {
-		return fiber.NewError(fiber.StatusForbidden, "This page is for admins only. Ask an admin if you need something changed here.")
+// may lets through only staff whose role has right (models.Rights); the pages and forms of a
+// right a role lacks are hidden from it, and refused here if asked for all the same.
+func may(right models.Right) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if me := currentStaff(c); me == nil || !me.Role.May(right) {
+			return fiber.NewError(fiber.StatusForbidden, "Your role may not do this. Ask an admin if you need it done.")
+		}
+		return c.Next()
 	}
-	return c.Next()
 }
 
 // currentStaff is the signed-in staff member, or nil before requireStaff.
@@ -310,7 +313,7 @@ func csrfToken(c *fiber.Ctx) string {
 func page(c *fiber.Ctx, title, section string) views.Page {
 	p := views.Page{Title: title, Section: section, CSRF: csrfToken(c)}
 	if st := currentStaff(c); st != nil {
-		p.Me = &views.Me{ID: st.ID, Username: st.Username, Admin: st.IsAdmin()}
+		p.Me = &views.Me{ID: st.ID, Username: st.Username, Admin: st.IsAdmin(), Role: st.Role}
 	}
 	p.Flash, _ = c.Locals(flashLocal{}).(string)
 	return p

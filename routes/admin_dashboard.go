@@ -16,8 +16,8 @@ const dashboardTroubleShown = 5
 const dashboardChangesShown = 5
 
 // dashboard is the work waiting and the problems first, each linked to the list that holds it,
-// then the counts a shift starts with. Webhooks, keys and the audit log are the admins' pages,
-// so only admins see them here.
+// then the counts a shift starts with. Webhook endpoints, keys and the audit log show only to the
+// roles that may open their pages (models.Rights).
 func (a *admin) dashboard(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	today := a.today()
@@ -31,19 +31,15 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 		{Label: "Due to ship today", Key: "due-today", N: work.DueToday, URL: ordersURL(url.Values{"status": {statusLive}, "shipFrom": {day}, "shipTo": {day}}), Alert: true},
 		{Label: "Overdue (ship date passed)", Key: "overdue", N: work.Overdue, URL: ordersURL(url.Values{"status": {statusLive}, "shipTo": {today.AddDate(0, 0, -1).Format(time.DateOnly)}}), Alert: true},
 	}}
-	if currentStaff(c).IsAdmin() {
+	role := currentStaff(c).Role
+	if role.May(models.RightClients) {
 		failing, disabled, err := a.webhooks.CountTroubled(ctx)
-		if err != nil {
-			return err
-		}
-		banned, err := a.keys.CountBanned(ctx, a.now())
 		if err != nil {
 			return err
 		}
 		d.Work = append(d.Work,
 			views.Stat{Label: "Failing webhook endpoints", Key: "failing", N: failing, URL: "/admin/webhooks?state=" + models.EndpointFailing, Alert: true},
-			views.Stat{Label: "Disabled webhook endpoints", Key: "disabled", N: disabled, URL: "/admin/webhooks?state=" + models.EndpointDisabled, Alert: true},
-			views.Stat{Label: "API keys banned now", Key: "banned", N: banned, URL: "/admin/keys?state=" + models.KeyBanned, Alert: true})
+			views.Stat{Label: "Disabled webhook endpoints", Key: "disabled", N: disabled, URL: "/admin/webhooks?state=" + models.EndpointDisabled, Alert: true})
 		troubled, err := a.webhooks.Troubled(ctx, dashboardTroubleShown)
 		if err != nil {
 			return err
@@ -51,6 +47,15 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 		if d.Troubled, err = a.endpointRows(c, troubled); err != nil {
 			return err
 		}
+	}
+	if role.May(models.RightKeys) {
+		banned, err := a.keys.CountBanned(ctx, a.now())
+		if err != nil {
+			return err
+		}
+		d.Work = append(d.Work, views.Stat{Label: "API keys banned now", Key: "banned", N: banned, URL: "/admin/keys?state=" + models.KeyBanned, Alert: true})
+	}
+	if role.May(models.RightAudit) {
 		changes, err := a.audit.List(ctx, models.AuditFilter{}, models.Page{Limit: dashboardChangesShown, Sort: models.AuditOrder})
 		if err != nil {
 			return err

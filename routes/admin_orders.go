@@ -180,7 +180,7 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 		l.Rows[i] = orderRow(&orders.Items[i], names[orders.Items[i].PetID])
 		l.Rows[i].ClientName = clients[l.Rows[i].ClientID]
 	}
-	l.Admin = currentStaff(c).IsAdmin()
+	l.Admin = currentStaff(c).Role.May(models.RightClients)
 	l.Back = c.OriginalURL()
 	l.Pager = pager(c, pg, orders)
 	l.Sort = sortHeaders(c, orderColumns, pg.Sort, newestOrdersFirst)
