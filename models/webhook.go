@@ -22,6 +22,12 @@ const (
 	// FailingEndpointDisabledAfter is how long an endpoint's deliveries may all fail before it is
 	// disabled.
 	FailingEndpointDisabledAfter = 5 * 24 * time.Hour
+	// PauseAfterTimeouts attempts in a row without an answer in time pause an endpoint: a
+	// receiver that hangs would otherwise hold a delivery worker for the whole timeout of each
+	// of its deliveries. Its deliveries wait (none is lost) and are tried again after the pause.
+	PauseAfterTimeouts = 3
+	// DefaultTimeoutPause is how long such an endpoint is paused.
+	DefaultTimeoutPause = 5 * time.Minute
 )
 
 // Why an endpoint is disabled: by its client (PATCH), or by the deliveries, after five days of
@@ -53,9 +59,18 @@ type WebhookEndpoint struct {
 	// FailingSince is when the first of the deliveries that have all failed since failed; nil
 	// after a success.
 	FailingSince *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	DeletedAt    gorm.DeletedAt `gorm:"index"`
+	// Timeouts counts the attempts in a row that got no answer in time; from
+	// PauseAfterTimeouts on, each pauses the endpoint's deliveries until PausedUntil.
+	Timeouts    int `gorm:"not null;default:0"`
+	PausedUntil *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	DeletedAt   gorm.DeletedAt `gorm:"index"`
+}
+
+// Paused reports whether deliveries to the endpoint wait at now, after it kept timing out.
+func (e *WebhookEndpoint) Paused(now time.Time) bool {
+	return e.PausedUntil != nil && now.Before(*e.PausedUntil)
 }
 
 // Disabled reports whether deliveries to the endpoint are stopped.
@@ -78,11 +93,21 @@ func (e *WebhookEndpoint) auditFields() Fields {
 	for i, t := range types {
 		names[i] = string(t)
 	}
-	return Fields{"clientId": e.ClientID, "url": e.URL, "description": e.Description,
+	return Fields{"clientId": e.ClientID, "url": e.auditName(), "description": e.Description,
 		"events": strings.Join(names, " "), "disabled": e.Disabled(), "previousSecretUntil": e.PreviousSecretUntil}
 }
 
-func (e *WebhookEndpoint) auditName() string { return e.URL }
+// auditName is the endpoint's URL without its query and user information, where receivers often
+// carry a token: the audit log is read by every admin, the endpoint's page only by those who
+// may see its client.
+func (e *WebhookEndpoint) auditName() string {
+	u, err := url.Parse(e.URL)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
 
 // NewWebhookEndpoint is what a client gives to add an endpoint. Nil means the field was not given.
 type NewWebhookEndpoint struct {
@@ -140,6 +165,9 @@ type WebhookOptions struct {
 	NewSecret func() (string, error)
 	// Now is the service's clock: when a rotated-out secret stops signing.
 	Now func() time.Time
+	// TimeoutPause is how long an endpoint that keeps timing out is paused (default
+	// DefaultTimeoutPause).
+	TimeoutPause time.Duration
 }
 
 // WebhookStore keeps webhook endpoints and their delivery attempts.
@@ -152,6 +180,9 @@ type WebhookStore struct {
 func NewWebhookStore(db *gorm.DB, opt WebhookOptions) *WebhookStore {
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.TimeoutPause == 0 {
+		opt.TimeoutPause = DefaultTimeoutPause
 	}
 	return &WebhookStore{db: db, opt: opt}
 }
@@ -405,12 +436,17 @@ func (s *WebhookStore) RotateSecret(ctx context.Context, clientID, id int64, act
 	})
 }
 
-// Delete deletes one of a client's endpoints: no delivery is made to it any more.
+// Delete deletes one of a client's endpoints: no delivery is made to it any more, and its signing
+// secrets are wiped.
 func (s *WebhookStore) Delete(ctx context.Context, clientID, id int64, actor string) error {
 	return storeError(s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		var e WebhookEndpoint
 		if err := tx.Clauses(forUpdate).Where("client_id = ?", clientID).Take(&e, id).Error; err != nil {
 			return storeError(err, endpointNotFound(id))
+		}
+		// The row stays for the attempts staff read; its secrets go, nothing signs with them again.
+		if err := tx.Model(&e).Updates(map[string]any{"secret": "", "previous_secret": "", "previous_secret_until": nil}).Error; err != nil {
+			return err
 		}
 		if err := tx.Delete(&e).Error; err != nil {
 			return err
