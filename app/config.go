@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 	// The store's time zone must load on a machine or image without the system's zoneinfo.
 	_ "time/tzdata"
 
@@ -144,8 +143,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			e.fail("REDIS_URL", "%v", err)
 		}
 	}
-	if p := c.AdminPassword; p != "" && (utf8.RuneCountInString(p) < models.MinPasswordLength || len(p) > models.MaxPasswordBytes) {
-		e.fail("PETSTORE_ADMIN_PASSWORD", "must have %d characters to %d bytes", models.MinPasswordLength, models.MaxPasswordBytes)
+	if p := c.AdminPassword; p != "" {
+		if err := models.ValidatePassword("password", p, "admin"); err != nil {
+			e.fail("PETSTORE_ADMIN_PASSWORD", "%s", strings.TrimPrefix(err.Message, "password: "))
+		}
 	}
 	if c.DBPath == "" {
 		e.fail("PETSTORE_DB_PATH", "must not be empty")

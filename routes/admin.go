@@ -48,7 +48,7 @@ type admin struct {
 	limiter  ratelimit.Limiter
 	now      func() time.Time
 	sessions *session.Store
-	throttle *loginThrottle
+	logins   *loginGuard
 	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
 	dbTimeout   time.Duration
 	countBudget time.Duration
@@ -62,7 +62,7 @@ func newAdmin(d Deps) *admin {
 		timeout = 8 * time.Hour
 	}
 	// Without a storage, fiber keeps sessions in this instance's memory; its store then exposes
-	// that memory, which the login throttle shares.
+	// that memory, where the login guard keeps the addresses accounts sign in from.
 	store := session.New(session.Config{
 		Storage:           d.Sessions,
 		Expiration:        timeout,
@@ -90,7 +90,7 @@ func newAdmin(d Deps) *admin {
 		limiter:  d.Limiter,
 		now:      d.Now,
 		sessions: store,
-		throttle: &loginThrottle{store: store.Storage, now: time.Now},
+		logins:   newLoginGuard(d.Limiter, store.Storage),
 
 		dbTimeout:   d.DBTimeout,
 		countBudget: d.CountBudget,

@@ -25,7 +25,7 @@ type Deps struct {
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
 	Staff      *models.StaffStore
-	// Sessions keeps the admin pages' sessions and login throttle; nil keeps them in memory.
+	// Sessions keeps the admin pages' sessions and the addresses staff sign in from; nil keeps them in memory.
 	Sessions       fiber.Storage
 	SessionTimeout time.Duration
 	CountBudget    time.Duration // database time an admin table may spend on each count before it estimates
