@@ -265,6 +265,16 @@ func orderEvent(typ EventType, before, after *Order) (change, error) {
 	return c, err
 }
 
+// publishPetEvent records the event of a pet's change from before (nil for a new one) to after,
+// inside tx, the transaction that makes it.
+func publishPetEvent(tx *gorm.DB, typ EventType, before, after *Pet) error {
+	ev, err := petEvent(typ, before, after)
+	if err != nil {
+		return err
+	}
+	return recordEvents(tx, ev)
+}
+
 // recordEvents writes the events of a change inside tx, the transaction that makes it, and
 // enqueues their deliveries in the same transaction.
 func recordEvents(tx *gorm.DB, changes ...change) error {
@@ -360,11 +370,7 @@ type EventFilter struct {
 
 // events lists the events table in the order they were recorded: (seq, id).
 var events = keyset[Event]{
-	table:   "events",
-	columns: "id, seq, type, object_id, client_id, created_at, data",
-	fields: func(e *Event) []any {
-		return []any{&e.ID, &e.Seq, &e.Type, &e.ObjectID, &e.ClientID, &e.CreatedAt, &e.Data}
-	},
+	table: "events",
 	sortKeys: map[string]sortKey[Event]{
 		eventOrderKey: intKey("seq", func(e *Event) int64 { return e.Seq }),
 	},
