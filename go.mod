@@ -3,6 +3,7 @@ module github.com/petstore/petstore
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/PuerkitoBio/goquery v1.11.0
 	github.com/a-h/templ v0.3.1020
 	github.com/andybalholm/brotli v1.1.0

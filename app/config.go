@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	// The store's time zone must load on a machine or image without the system's zoneinfo.
+	_ "time/tzdata"
 
 	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/models"
@@ -44,6 +46,9 @@ type Config struct {
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
 	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
+	// PETSTORE_TIMEZONE: the store's time zone (an IANA name), in which the admin pages and their
+	// CSV show every time.
+	Timezone *time.Location
 	// PETSTORE_METRICS_ADDR: where Prometheus scrapes /metrics; empty serves no metrics.
 	MetricsAddr string
 	// PETSTORE_DEBUG_ADDR: where Go's profiles are served (/debug/pprof/), on the loopback
@@ -100,6 +105,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ProxyHeader:       e.headerName("PETSTORE_PROXY_HEADER", "X-Forwarded-For"),
 		CORSOrigins:       e.origins("PETSTORE_CORS_ORIGINS"),
 		PublicURL:         e.baseURL("PETSTORE_PUBLIC_URL", ""),
+		Timezone:          e.location("PETSTORE_TIMEZONE"),
 	}
 	c.WebhookAllowHTTP = e.boolean("PETSTORE_WEBHOOK_ALLOW_HTTP", false)
 	c.WebhookAllowPrivate = e.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE", false)
@@ -247,6 +253,18 @@ func (e *envReader) baseURL(name, def string) string {
 		e.fail(name, "must not end in /v1: the service appends it, got %q", v)
 	}
 	return v
+}
+
+// location reads an IANA time zone name such as Europe/Paris; UTC when unset.
+func (e *envReader) location(name string) *time.Location {
+	v := e.str(name, "UTC")
+	// LoadLocation also takes "Local", which would make the zone depend on the machine.
+	loc, err := time.LoadLocation(v)
+	if err != nil || v == "Local" {
+		e.fail(name, "must be an IANA time zone name such as Europe/Paris or America/New_York, got %q", v)
+		return time.UTC
+	}
+	return loc
 }
 
 func (e *envReader) oneOf(name, def string, allowed ...string) string {

@@ -26,6 +26,7 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 		"PETSTORE_LOG_LEVEL":         "loud",
 		"PETSTORE_PRODUCTION_URL":    "ftp://api.example.com",
 		"PETSTORE_STAGING_URL":       "https://staging.example.com/v1",
+		"PETSTORE_TIMEZONE":          "Mars/Olympus_Mons",
 	} {
 		_, _, err := run(t, map[string]string{name: value}, "migrate")
 		if err == nil || !strings.Contains(err.Error(), name) {

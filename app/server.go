@@ -134,6 +134,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		Sessions:       sessionStorage(app, cfg),
 		SessionTimeout: cfg.SessionTimeout,
 		CountBudget:    cfg.AdminCountBudget,
+		Zone:           cfg.Timezone,
 		Now:            p.now,
 		Gate:           gate,
 		Keys:           p.keys,

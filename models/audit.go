@@ -195,7 +195,8 @@ type AuditFilter struct {
 	Object   string
 	ObjectID int64
 	Action   string
-	// Day keeps the entries of one UTC day.
+	// Day keeps the entries of one day, in Day's location (the store's zone): from its midnight
+	// to the next, however long daylight saving makes it.
 	Day time.Time
 }
 
@@ -231,8 +232,8 @@ func (s *AuditStore) List(ctx context.Context, f AuditFilter, page Page) (Paged[
 		where, args = append(where, "action = ?"), append(args, f.Action)
 	}
 	if !f.Day.IsZero() {
-		day := time.Date(f.Day.Year(), f.Day.Month(), f.Day.Day(), 0, 0, 0, 0, time.UTC)
-		where, args = append(where, "created_at >= ? AND created_at < ?"), append(args, day, day.AddDate(0, 0, 1))
+		day := time.Date(f.Day.Year(), f.Day.Month(), f.Day.Day(), 0, 0, 0, 0, f.Day.Location())
+		where, args = append(where, "created_at >= ? AND created_at < ?"), append(args, day.UTC(), day.AddDate(0, 0, 1).UTC())
 	}
 	page.Sort = AuditOrder
 	return auditEntries.list(ctx, s.db, where, args, page)

@@ -173,7 +173,30 @@ const (
 	OutcomeDelivered = "delivered" // answered 2xx
 	OutcomeRetrying  = "retrying"  // failed; another attempt follows
 	OutcomeFailed    = "failed"    // failed, and it was the last attempt
+	// OutcomeSkipped: not sent, because no live key of the endpoint's client may read the event
+	// any more (see ClientMayRead); neither a success nor a failure of the endpoint.
+	OutcomeSkipped = "skipped"
 )
+
+// ClientMayRead reports whether a live key of a client (neither revoked nor expired) has scope.
+// A subscription is checked against the scopes of the key that makes it; the client's keys may
+// lose them later (a scope taken away, a key revoked), so each delivery asks again before it is
+// sent: no key of the client reads what its endpoints would receive.
+func (s *WebhookStore) ClientMayRead(ctx context.Context, clientID int64, scope Scope) (bool, error) {
+	var keys []APIKey
+	err := s.db.WithContext(ctx).Select("scopes").
+		Where("client_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", clientID, s.opt.Now().UTC()).
+		Find(&keys).Error
+	if err != nil {
+		return false, storeError(err, "")
+	}
+	for _, k := range keys {
+		if k.Scopes.Has(scope) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
 
 // DeliveryAttempt is one attempt to deliver an event to an endpoint, kept for the admin pages
 // as long as events are.
@@ -235,6 +258,8 @@ func (s *WebhookStore) RecordAttempt(ctx context.Context, a DeliveryAttempt) (di
 			return err
 		}
 		switch {
+		case a.Outcome == OutcomeSkipped:
+			return nil
 		case a.Outcome == OutcomeDelivered && e.FailingSince != nil:
 			return tx.Model(&e).Update("failing_since", nil).Error
 		case a.Outcome == OutcomeDelivered:

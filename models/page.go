@@ -55,7 +55,19 @@ type Page struct {
 	Cursor *Cursor
 	// Count asks for the list's total and the page's place in it as well (Paged.Total, Before).
 	Count bool
+	// Skip, without a Cursor, starts the page after the list's first Skip items: a jump to a
+	// page by its number. At most MaxSkip; past the list's end, the page is its last.
+	Skip int
 }
+
+// MaxSkip bounds a page jump by the rows it passes over, which the database reads one by one
+// (OFFSET): as many as a list's total is counted exactly (countCap), so every page of a counted
+// list has a number, and no jump costs more than that count. Past it, a list is reached from its
+// last page backwards, or narrowed with filters.
+const MaxSkip = countCap
+
+// ErrSkipTooFar refuses a page jump past MaxSkip rows.
+var ErrSkipTooFar = &Error{Code: EInvalid, Field: "page", Message: "page: page numbers reach the first " + strconv.Itoa(MaxSkip) + " rows; narrow the list with filters, or go to the last page"}
 
 // Paged is one page of a list and the cursors of its neighbours, nil where there is none.
 type Paged[T any] struct {
@@ -302,7 +314,22 @@ func (k keyset[T]) segments(sort Sort, cur *Cursor, desc bool) (segments, error)
 // arguments).
 func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args []any, page Page) (Paged[T], error) {
 	var out Paged[T]
+	var err error
 	cur := page.Cursor
+	jumped := false
+	if cur == nil && page.Skip > 0 {
+		if page.Skip > MaxSkip {
+			return out, ErrSkipTooFar
+		}
+		if cur, err = k.nth(ctx, db, where, args, page.Sort, page.Skip-1); err != nil {
+			return out, err
+		}
+		jumped = cur != nil
+		if !jumped {
+			cur = &Cursor{Sort: page.Sort, Last: true}
+		}
+		page.Cursor = cur
+	}
 	// A previous or last page is read backwards from its end, then turned around.
 	backwards := cur != nil && (cur.Before || cur.Last)
 	segs, err := k.segments(page.Sort, cur, page.Sort.Desc != backwards)
@@ -315,7 +342,7 @@ func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args [
 		if len(items) > page.Limit {
 			break
 		}
-		if items, err = k.read(ctx, db, where, args, s, page.Limit+1-len(items), items); err != nil {
+		if items, err = k.read(ctx, db, where, args, s, page.Limit+1-len(items), 0, items); err != nil {
 			return out, err
 		}
 	}
@@ -340,9 +367,41 @@ func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args [
 		out.Next = k.at(page.Sort, &items[len(items)-1], false)
 	}
 	if page.Count {
-		return out, k.totals(ctx, db, where, args, page, &out)
+		return out, k.totals(ctx, db, where, args, page, jumped, &out)
 	}
 	return out, nil
+}
+
+// nth is the cursor just after the list's item at place n (from 0) in sort's order, nil when the
+// list is shorter. Each segment is passed over with OFFSET, which reads every row it skips.
+func (k keyset[T]) nth(ctx context.Context, db *gorm.DB, where []string, args []any, sort Sort, n int) (*Cursor, error) {
+	segs, err := k.segments(sort, nil, sort.Desc)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range segs.s[:segs.n] {
+		items, err := k.read(ctx, db, where, args, s, 1, n, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(items) == 1 {
+			return k.at(sort, &items[0], false), nil
+		}
+		if i == segs.n-1 {
+			break
+		}
+		// The place lies in a later segment: pass over this one's rows, counted up to n.
+		var got int64
+		query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + k.table
+		if conds := append(where, s.where...); len(conds) > 0 {
+			query += " WHERE " + strings.Join(conds, " AND ")
+		}
+		if err := db.WithContext(ctx).Raw(query+" LIMIT ?) AS c", append(append(args, s.args...), n)...).Row().Scan(&got); err != nil {
+			return nil, storeError(err, "")
+		}
+		n -= int(got)
+	}
+	return nil, nil
 }
 
 // at is the cursor of the page that starts after item (or, before, ends before it).
@@ -354,13 +413,16 @@ func (k keyset[T]) at(sort Sort, item *T, before bool) *Cursor {
 	return c
 }
 
-// read appends up to limit rows of one segment to items.
-func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args []any, s segment, limit int, items []T) ([]T, error) {
+// read appends up to limit rows of one segment to items, after passing over offset of them.
+func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args []any, s segment, limit, offset int, items []T) ([]T, error) {
 	// Unscoped: the conditions say which rows, deleted ones included, a list reads.
 	q := db.WithContext(ctx).Unscoped()
 	// Appending leaves the caller's slices as they were (their length), whatever it writes past it.
 	if conds := append(where, s.where...); len(conds) > 0 {
 		q = q.Where(strings.Join(conds, " AND "), append(args, s.args...)...)
+	}
+	if offset > 0 {
+		q = q.Offset(offset)
 	}
 	var rows []T
 	err := q.Order(s.order).Limit(limit).Find(&rows).Error

@@ -15,7 +15,8 @@ import (
 
 // walkPages reads a list in every page of limit items, forwards from the first page and
 // backwards from the last, and returns the ids each way (in list order both times). At each page
-// forwards it checks that the list's count, asked for, gives the total and the page's place.
+// forwards it checks that the list's count, asked for, gives the total and the page's place, and
+// that jumping to the page by its number (Skip) shows the same items in the same place.
 func walkPages(t *testing.T, s models.Sort, limit int, list func(models.Page) (ids []int64, prev, next *models.Cursor, total, before models.Total)) (fwd, back []int64) {
 	t.Helper()
 	decode := func(c *models.Cursor) *models.Cursor {
@@ -34,10 +35,18 @@ func walkPages(t *testing.T, s models.Sort, limit int, list func(models.Page) (i
 		if !before.Exact || before.N != int64(len(fwd)) {
 			t.Errorf("sort %s, page %d: before it %+v, want exactly %d", s, pages+1, before, len(fwd))
 		}
+		jumped, _, jnext, _, jbefore := list(models.Page{Limit: limit, Sort: s, Skip: len(fwd), Count: true})
+		if !slices.Equal(jumped, ids) || (jnext == nil) != (next == nil) || jbefore != before {
+			t.Errorf("sort %s, jump to page %d: %v (before it %+v, next %v), want %v (%+v, next %v)", s, pages+1, jumped, jbefore, jnext != nil, ids, before, next != nil)
+		}
 		fwd = append(fwd, ids...)
 		if cur = decode(next); cur == nil {
 			break
 		}
+	}
+	last, _, _, _, _ := list(models.Page{Limit: limit, Sort: s, Cursor: &models.Cursor{Sort: s, Last: true}})
+	if past, _, _, _, _ := list(models.Page{Limit: limit, Sort: s, Skip: len(fwd) + limit}); !slices.Equal(past, last) {
+		t.Errorf("sort %s, a jump past the end shows %v, want the last page %v", s, past, last)
 	}
 	for cur, pages := (&models.Cursor{Sort: s, Last: true}), 0; pages < 50; pages++ {
 		ids, prev, _, _, _ := list(models.Page{Limit: limit, Sort: s, Cursor: cur})

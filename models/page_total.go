@@ -47,8 +47,8 @@ func countBudget(ctx context.Context) time.Duration {
 }
 
 // totals fills out's Total and Before: how many rows match the conditions, and how many of them
-// come before the page's first item.
-func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args []any, page Page, out *Paged[T]) error {
+// come before the page's first item (page.Skip after a jump, which needs no counting).
+func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args []any, page Page, jumped bool, out *Paged[T]) error {
 	all, err := k.segments(Sort{}, nil, false)
 	if err != nil {
 		return err
@@ -60,6 +60,10 @@ func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args
 		if out.Total, err = k.estimate(ctx, db, where, args, out.Total.N); err != nil {
 			return err
 		}
+	}
+	if jumped {
+		out.Before = Total{N: int64(page.Skip), Exact: true}
+		return nil
 	}
 	if out.Prev == nil {
 		out.Before = Total{Exact: true}

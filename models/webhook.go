@@ -98,6 +98,36 @@ type WebhookEndpointPatch struct {
 	Disabled *bool
 }
 
+// ReadScope is the scope that reads events of type t, on /v1/events and through a webhook
+// endpoint alike: pets:read for pet events, orders:read for order events.
+func ReadScope(t EventType) Scope {
+	if t.IsOrder() {
+		return ScopeOrdersRead
+	}
+	return ScopePetsRead
+}
+
+// ScopeRefusal refuses a subscription to event types the API key may not read: an
+// insufficient_scope error that names the Scope lacking, for the answer's challenge.
+type ScopeRefusal struct {
+	Scope Scope
+	err   *Error
+}
+
+func (r *ScopeRefusal) Error() string { return r.err.Error() }
+func (r *ScopeRefusal) Unwrap() error { return r.err }
+
+// mayRead refuses events, a subscription, when have lacks the read scope of any of its types.
+func mayRead(events EventSet, have ScopeSet) error {
+	for _, t := range events.List() {
+		if sc := ReadScope(t); !have.Has(sc) {
+			return &ScopeRefusal{Scope: sc, err: &Error{Code: EInsufficientScope, Field: "events",
+				Message: "subscribing to " + string(t) + " needs the scope " + string(sc) + ", which the API key does not have"}}
+		}
+	}
+	return nil
+}
+
 // URLCheck refuses an endpoint URL the deliveries must not be sent to (see app/webhooks):
 // with a validation error naming url.
 type URLCheck func(ctx context.Context, rawURL string) error
@@ -200,10 +230,14 @@ func (n NewWebhookEndpoint) Validate() (WebhookEndpoint, error) {
 }
 
 // Create validates and adds an endpoint for a client, with a new secret (returned once, in the
-// endpoint). A client has at most MaxEndpointsPerClient.
-func (s *WebhookStore) Create(ctx context.Context, clientID int64, n NewWebhookEndpoint, actor string) (*WebhookEndpoint, error) {
+// endpoint). A client has at most MaxEndpointsPerClient. scopes are those of the key that asks:
+// it may subscribe only to the events it may read.
+func (s *WebhookStore) Create(ctx context.Context, clientID int64, scopes ScopeSet, n NewWebhookEndpoint, actor string) (*WebhookEndpoint, error) {
 	e, err := n.Validate()
 	if err != nil {
+		return nil, err
+	}
+	if err := mayRead(e.Events, scopes); err != nil {
 		return nil, err
 	}
 	if err := s.opt.Check(ctx, e.URL); err != nil {
@@ -300,8 +334,10 @@ func (s *WebhookStore) change(ctx context.Context, clientID, id int64, action, a
 }
 
 // Update changes what the patch gives of one of a client's endpoints. A new URL is checked as at
-// creation; enabling an endpoint forgets its failures.
-func (s *WebhookStore) Update(ctx context.Context, clientID, id int64, p WebhookEndpointPatch, actor string) (*WebhookEndpoint, error) {
+// creation; enabling an endpoint forgets its failures. A patch that changes the events or the URL,
+// or enables the endpoint, needs the read scope of every event type the endpoint is then
+// subscribed to among scopes, those of the key that asks; disabling needs none.
+func (s *WebhookStore) Update(ctx context.Context, clientID, id int64, scopes ScopeSet, p WebhookEndpointPatch, actor string) (*WebhookEndpoint, error) {
 	var errs fieldErrors
 	if p.URL != nil {
 		errs.add(validEndpointURL(*p.URL))
@@ -329,6 +365,9 @@ func (s *WebhookStore) Update(ctx context.Context, clientID, id int64, p Webhook
 		}
 		if p.Disabled != nil {
 			s.setDisabled(e, *p.Disabled, DisabledByClient)
+		}
+		if p.Events != nil || p.URL != nil || p.Disabled != nil && !*p.Disabled {
+			return mayRead(e.Events, scopes)
 		}
 		return nil
 	})

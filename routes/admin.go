@@ -52,6 +52,8 @@ type admin struct {
 	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
 	dbTimeout   time.Duration
 	countBudget time.Duration
+	// zone is the store's time zone, in which the pages and the CSV show times.
+	zone *time.Location
 }
 
 func newAdmin(d Deps) *admin {
@@ -70,6 +72,10 @@ func newAdmin(d Deps) *admin {
 		CookieSameSite:    "Lax",
 		CookieSessionOnly: true,
 	})
+	zone := d.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
 	return &admin{
 		log:      d.Log,
 		staff:    d.Staff,
@@ -88,6 +94,7 @@ func newAdmin(d Deps) *admin {
 
 		dbTimeout:   d.DBTimeout,
 		countBudget: d.CountBudget,
+		zone:        zone,
 	}
 }
 
@@ -235,7 +242,8 @@ func (a *admin) requireStaff(c *fiber.Ctx) error {
 		c.Locals(flashLocal{}, flash)
 	}
 	c.Locals(meLocal{}, st)
-	c.SetUserContext(models.WithCountBudget(models.WithActor(c.UserContext(), models.StaffActor(st.Username)), a.countBudget))
+	ctx := models.WithCountBudget(models.WithActor(c.UserContext(), models.StaffActor(st.Username)), a.countBudget)
+	c.SetUserContext(views.WithZone(ctx, a.zone))
 	return c.Next()
 }
 

@@ -104,12 +104,12 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 		return models.Errorf(models.EInvalid, "action: must be one of %s", strings.Join(models.AuditActions, ", "))
 	}
 	if f.Date != "" {
-		if filter.Day, err = time.Parse(time.DateOnly, f.Date); err != nil {
+		if filter.Day, err = time.ParseInLocation(time.DateOnly, f.Date, a.zone); err != nil {
 			return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
 		}
 	}
-	pg := models.Page{Limit: adminPageSize, Sort: models.AuditOrder, Count: true}
-	if pg.Cursor, err = adminQuery(c).cursor(pg.Sort); err != nil {
+	pg, err := listPage(adminQuery(c), models.AuditOrder)
+	if err != nil {
 		return err
 	}
 	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
@@ -137,18 +137,41 @@ func (a *admin) listAudit(c *fiber.Ctx) error {
 	return render(c, views.AuditPage(page(c, "Audit log", views.SectionAudit), props))
 }
 
-// exportAudit streams the entries the filter keeps, newest first, as CSV: actors and fields as
-// recorded (actor strings, fields as JSON by their API names), for other programs to read.
+// exportAudit streams the entries the filter keeps, newest first, as CSV, written as the page
+// writes them: who by name, the action's verb, and each changed field as "Name: Charlie →
+// Charlie Brown", one to a line. The actor's and the action's codes stay beside them, for a
+// filter in the spreadsheet.
 func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
-	header := []string{"id", "time", "actor", "object", "object id", "object name", "action", "before", "after"}
+	header := []string{"id", "time", "who", "actor", "object", "object id", "object name", "action", "did", "changes"}
+	cats, err := a.categoryNames(c.UserContext())
+	if err != nil {
+		return err
+	}
 	return a.exportCSV(c, "audit", header, func(ctx context.Context, rows csvRows) error {
 		return exportPages(ctx, a.dbTimeout, models.Page{}, func(ctx context.Context, pg models.Page) (models.Paged[models.AuditEntry], error) {
 			return a.audit.List(ctx, f, pg)
-		}, func(_ context.Context, entries []models.AuditEntry) error {
+		}, func(ctx context.Context, entries []models.AuditEntry) error {
+			actors := make([]string, len(entries))
+			for i := range entries {
+				actors[i] = entries[i].Actor
+			}
+			names, err := a.audit.Actors(ctx, actors)
+			if err != nil {
+				return err
+			}
 			for i := range entries {
 				e := &entries[i]
-				err := rows.Row(strconv.FormatInt(e.ID, 10), csvTime(&e.CreatedAt), e.Actor, e.ObjectType,
-					strconv.FormatInt(e.ObjectID, 10), e.ObjectName, e.Action, e.Before, e.After)
+				did := auditActions[e.Action]
+				if did == "" {
+					did = e.Action
+				}
+				changes := fieldChanges(e.BeforeFields(), e.AfterFields(), cats, a.zone)
+				lines := make([]string, len(changes))
+				for j, ch := range changes {
+					lines[j] = ch.String()
+				}
+				err := rows.Row(strconv.FormatInt(e.ID, 10), rows.Time(&e.CreatedAt), actorLink(names[e.Actor], true).Label, e.Actor,
+					e.ObjectType, strconv.FormatInt(e.ObjectID, 10), e.ObjectName, e.Action, did, strings.Join(lines, "\n"))
 				if err != nil {
 					return err
 				}
@@ -156,6 +179,19 @@ func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
 			return nil
 		})
 	})
+}
+
+// categoryNames names the categories by id, as the audit log writes a pet's category.
+func (a *admin) categoryNames(ctx context.Context) (map[int64]string, error) {
+	cats, err := a.cats.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[int64]string, len(cats))
+	for _, cat := range cats {
+		names[cat.ID] = cat.Name
+	}
+	return names, nil
 }
 
 // objectAudit is an object's newest entries for its page, and the address of all of them.
@@ -187,13 +223,9 @@ func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.Au
 	if err != nil {
 		return nil, err
 	}
-	cats, err := a.cats.List(ctx)
+	catNames, err := a.categoryNames(ctx)
 	if err != nil {
 		return nil, err
-	}
-	catNames := make(map[int64]string, len(cats))
-	for _, cat := range cats {
-		catNames[cat.ID] = cat.Name
 	}
 	admin := currentStaff(c).IsAdmin()
 	rows := make([]views.AuditRow, len(entries))
@@ -204,7 +236,7 @@ func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.Au
 		if rows[i].Action == "" {
 			rows[i].Action = e.Action
 		}
-		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames)
+		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames, a.zone)
 	}
 	return rows, nil
 }
@@ -261,8 +293,9 @@ func objectLink(e *models.AuditEntry, admin bool) views.Link {
 	return l
 }
 
-// fieldChanges lists an entry's fields in a steady order, each value written as people read it.
-func fieldChanges(before, after models.Fields, categories map[int64]string) []views.FieldChange {
+// fieldChanges lists an entry's fields in a steady order, each value written as people read it,
+// times in zone.
+func fieldChanges(before, after models.Fields, categories map[int64]string, zone *time.Location) []views.FieldChange {
 	keys := make([]string, 0, len(before)+len(after))
 	for k := range before {
 		keys = append(keys, k)
@@ -287,7 +320,7 @@ func fieldChanges(before, after models.Fields, categories map[int64]string) []vi
 			continue
 		}
 		out = append(out, views.FieldChange{Field: label, HasBefore: hasB && before != nil, HasAfter: hasA && after != nil,
-			Before: fieldValue(k, b, categories), After: fieldValue(k, af, categories)})
+			Before: fieldValue(k, b, categories, zone), After: fieldValue(k, af, categories, zone)})
 	}
 	return out
 }
@@ -308,7 +341,7 @@ func blank(field string, v any) bool {
 	return false
 }
 
-func fieldValue(field string, v any, categories map[int64]string) string {
+func fieldValue(field string, v any, categories map[int64]string, zone *time.Location) string {
 	if blank(field, v) {
 		switch field {
 		case "perMinute", "perDay":
@@ -322,7 +355,7 @@ func fieldValue(field string, v any, categories map[int64]string) string {
 	case []any:
 		out := make([]string, len(v))
 		for i, e := range v {
-			out[i] = fieldValue(field, e, categories)
+			out[i] = fieldValue(field, e, categories, zone)
 		}
 		return strings.Join(out, ", ")
 	case bool:
@@ -346,10 +379,10 @@ func fieldValue(field string, v any, categories map[int64]string) string {
 		return views.Thousands(n)
 	case string:
 		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-			if field == "shipDate" { // a day, as the order shows it
+			if field == "shipDate" { // a calendar day, as the order shows it, the same in every zone
 				return t.UTC().Format(time.DateOnly)
 			}
-			return t.UTC().Format("2006-01-02 15:04 UTC")
+			return t.In(zone).Format("2006-01-02 15:04")
 		}
 		if field == "events" { // an endpoint's event types, recorded space-separated
 			return strings.Join(strings.Fields(v), ", ")

@@ -51,7 +51,7 @@ func (a *admin) exportClients(c *fiber.Ctx) error {
 	return a.exportCSV(c, "clients", header, func(_ context.Context, rows csvRows) error {
 		for i := range list {
 			cl := &list[i]
-			err := rows.Row(strconv.FormatInt(cl.ID, 10), cl.Name, cl.Email, csvTime(&cl.CreatedAt),
+			err := rows.Row(strconv.FormatInt(cl.ID, 10), cl.Name, cl.Email, rows.Time(&cl.CreatedAt),
 				strconv.Itoa(cl.Keys), strconv.Itoa(cl.ActiveKeys), strconv.Itoa(cl.Orders))
 			if err != nil {
 				return err

@@ -311,7 +311,7 @@ func (a *admin) exportKeys(c *fiber.Ctx) error {
 			k := &keys[i]
 			l := k.Limits()
 			err := rows.Row(strconv.FormatInt(k.ID, 10), k.Name, strconv.FormatInt(k.ClientID, 10), k.Prefix, string(k.Plan), k.Scopes.String(), strconv.Itoa(l.PerMinute), strconv.Itoa(l.PerDay),
-				k.State(now), csvTime(&k.CreatedAt), csvTime(k.ExpiresAt), csvTime(k.RevokedAt), csvTime(k.BannedUntil), csvTime(k.LastUsedAt))
+				k.State(now), rows.Time(&k.CreatedAt), rows.Time(k.ExpiresAt), rows.Time(k.RevokedAt), rows.Time(k.BannedUntil), rows.Time(k.LastUsedAt))
 			if err != nil {
 				return err
 			}

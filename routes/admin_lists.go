@@ -1,12 +1,9 @@
 package routes
 
 import (
-	"bufio"
-	"context"
-	"encoding/csv"
 	"net/url"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -106,7 +103,7 @@ func sortOptions(cols []sortColumn, def models.Sort) []views.Option {
 	return out
 }
 
-// withQuery is this request's path and query on the first page (no cursor), with name set to
+// withQuery is this request's path and query on the first page (no cursor or page), with name set to
 // value ("" drops it) and without format. Empty parameters are dropped.
 func withQuery(c *fiber.Ctx, name, value string) string {
 	q := url.Values{}
@@ -116,6 +113,7 @@ func withQuery(c *fiber.Ctx, name, value string) string {
 		}
 	})
 	q.Del("cursor")
+	q.Del("page")
 	q.Del("format")
 	q.Del(name)
 	if value != "" {
@@ -127,15 +125,38 @@ func withQuery(c *fiber.Ctx, name, value string) string {
 	return c.Path() + "?" + q.Encode()
 }
 
+// listPage reads where a table's page starts: after ?cursor= (a link of the page before or
+// after), or at ?page=, a page's number; neither is the first page.
+func listPage(q query, sort models.Sort) (models.Page, error) {
+	pg := models.Page{Limit: adminPageSize, Count: true, Sort: sort}
+	var err error
+	if pg.Cursor, err = q.cursor(sort); err != nil || pg.Cursor != nil {
+		return pg, err
+	}
+	s, err := q.one("page")
+	if err != nil || s == "" {
+		return pg, err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return pg, &models.Error{Code: models.EInvalid, Field: "page", Message: "page: must be a page number, 1 or more"}
+	}
+	if n > models.MaxSkip/adminPageSize+1 {
+		return pg, models.ErrSkipTooFar
+	}
+	pg.Skip = (n - 1) * adminPageSize
+	return pg, nil
+}
+
 // pager links the pages around a keyset page, in the same query: the first (when this is not
 // it), the previous, the next and the last; with the list's total and the page's place in it
-// when the page was counted.
+// when the page was counted; and, where that place is known, the pages by number around it.
 func pager[T any](c *fiber.Ctx, pg models.Page, list models.Paged[T]) views.Pager {
 	p := views.Pager{Shown: len(list.Items), Total: list.Total.N, Exact: list.Total.Exact}
 	if list.Before.Exact && len(list.Items) > 0 {
 		p.From = list.Before.N + 1
 	}
-	if pg.Cursor != nil {
+	if pg.Cursor != nil || pg.Skip > 0 {
 		p.FirstURL = pageURL(c, "", nil)
 	}
 	if list.Prev != nil {
@@ -145,7 +166,53 @@ func pager[T any](c *fiber.Ctx, pg models.Page, list models.Paged[T]) views.Page
 		p.NextURL = pageURL(c, "", list.Next)
 		p.LastURL = pageURL(c, "", &models.Cursor{Sort: pg.Sort, Last: true})
 	}
+	p.MaxPage = models.MaxSkip/adminPageSize + 1
+	last := 0
+	if p.Exact {
+		last = max(1, int((p.Total+adminPageSize-1)/adminPageSize))
+		p.MaxPage = min(p.MaxPage, last)
+	}
+	if p.From > 0 {
+		// A page reached by a cursor may not start on a multiple of the page size (rows were
+		// added or removed meanwhile): its number is the one its first row is on.
+		p.Page = int((p.From-1)/adminPageSize) + 1
+	}
+	if p.Page > 0 && p.MaxPage > 1 {
+		p.Numbers = pageNumbers(c, p.Page, last, p.MaxPage)
+	}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if key := string(k); len(v) > 0 && key != "cursor" && key != "page" && key != "format" {
+			p.Keep = append(p.Keep, views.Param{Name: key, Value: string(v)})
+		}
+	})
 	return p
+}
+
+// pageNumbers are the first page, the two either side of cur, and the last (when last is
+// known), with a gap (N 0) where numbers are left out; none past maxPage.
+func pageNumbers(c *fiber.Ctx, cur, last, maxPage int) []views.PageNumber {
+	var out []views.PageNumber
+	add := func(n int) {
+		if n < 1 || n > maxPage || len(out) > 0 && out[len(out)-1].N >= n {
+			return
+		}
+		if len(out) > 0 && out[len(out)-1].N < n-1 {
+			out = append(out, views.PageNumber{})
+		}
+		value := ""
+		if n > 1 {
+			value = strconv.Itoa(n)
+		}
+		out = append(out, views.PageNumber{N: n, URL: withQuery(c, "page", value), Current: n == cur})
+	}
+	add(1)
+	for n := cur - 2; n <= cur+2; n++ {
+		add(n)
+	}
+	if last > 0 {
+		add(last)
+	}
+	return out
 }
 
 // wantsCSV reads ?format=: csv asks for the whole filtered list as a CSV file; absent, the page.
@@ -158,75 +225,4 @@ func wantsCSV(q query) (bool, error) {
 		return false, &models.Error{Code: models.EInvalid, Field: "format", Message: "format: must be csv, or left out for the page"}
 	}
 	return true, nil
-}
-
-// exportPageSize is how many rows an export reads at once.
-const exportPageSize = 1000
-
-// csvRows writes rows of a CSV export.
-type csvRows struct{ w *csv.Writer }
-
-// Row writes one row. A cell that a spreadsheet would run as a formula (it starts with = + - @,
-// a tab or a carriage return) is written after an apostrophe, which makes it text.
-func (r csvRows) Row(cells ...string) error {
-	for i, cell := range cells {
-		if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
-			cells[i] = "'" + cell
-		}
-	}
-	return r.w.Write(cells)
-}
-
-// exportCSV answers the file name-DATE.csv: header, then every row write produces, streamed as it
-// is written. write reads its list a page at a time (exportPages), so no export holds more than
-// a page in memory, however long the list. It runs after the handler has returned, with ctx
-// (the request's, without its deadline; each page has its own). A failure after the first row
-// has gone can no longer change the status: the file then ends with a row that says so.
-func (a *admin) exportCSV(c *fiber.Ctx, name string, header []string, write func(ctx context.Context, rows csvRows) error) error {
-	ctx := context.WithoutCancel(c.UserContext())
-	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-	// The name is the list's own and a date, never anything from the request.
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+"-"+time.Now().UTC().Format(time.DateOnly)+`.csv"`)
-	log := a.log
-	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
-		w := csv.NewWriter(bw)
-		w.UseCRLF = true
-		rows := csvRows{w: w}
-		err := rows.Row(header...)
-		if err == nil {
-			err = write(ctx, rows)
-		}
-		if err != nil {
-			log.ErrorContext(ctx, "CSV export stopped", "list", name, "error", err)
-			_ = rows.Row("The export stopped here: " + models.ErrorMessage(err) + " Export again to get the whole list.")
-		}
-		w.Flush()
-	})
-	return nil
-}
-
-// exportPages reads a list from its first page to its last, exportPageSize rows at a time, each
-// page under its own database deadline, and hands each to emit.
-func exportPages[T any](ctx context.Context, timeout time.Duration, pg models.Page, list func(context.Context, models.Page) (models.Paged[T], error), emit func(context.Context, []T) error) error {
-	pg.Limit, pg.Cursor, pg.Count = exportPageSize, nil, false
-	for {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		page, err := list(pctx, pg)
-		if err == nil {
-			err = emit(pctx, page.Items)
-		}
-		cancel()
-		if err != nil || page.Next == nil {
-			return err
-		}
-		pg.Cursor = page.Next
-	}
-}
-
-// csvTime writes a time for a spreadsheet: UTC, RFC 3339; "" for none.
-func csvTime(t *time.Time) string {
-	if t == nil || t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
 }

@@ -70,11 +70,12 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 	if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
 		return err
 	}
-	pg := models.Page{Limit: adminPageSize, Count: true}
-	if pg.Sort, err = sortOf(q, orderColumns, newestOrdersFirst); err != nil {
+	sort, err := sortOf(q, orderColumns, newestOrdersFirst)
+	if err != nil {
 		return err
 	}
-	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+	pg, err := listPage(q, sort)
+	if err != nil {
 		return err
 	}
 	if csv, err := wantsCSV(q); csv || err != nil {
@@ -131,7 +132,7 @@ func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sor
 					ship = o.ShipDate.UTC().Format(time.DateOnly)
 				}
 				err := rows.Row(strconv.FormatInt(o.ID, 10), strconv.FormatInt(o.PetID, 10), names[o.PetID], string(o.Status),
-					ship, csvTime(&o.CreatedAt), csvTime(&o.UpdatedAt))
+					ship, rows.Time(&o.CreatedAt), rows.Time(&o.UpdatedAt))
 				if err != nil {
 					return err
 				}

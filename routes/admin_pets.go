@@ -2,12 +2,14 @@ package routes
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
@@ -73,11 +75,12 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	default:
 		return &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
 	}
-	pg := models.Page{Limit: adminPageSize, Count: true}
-	if pg.Sort, err = sortOf(q, petColumns, models.Sort{}); err != nil {
+	sort, err := sortOf(q, petColumns, models.Sort{})
+	if err != nil {
 		return err
 	}
-	if pg.Cursor, err = q.cursor(pg.Sort); err != nil {
+	pg, err := listPage(q, sort)
+	if err != nil {
 		return err
 	}
 	csv, err := wantsCSV(q)
@@ -97,6 +100,9 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	}
 	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets.Items)),
 		Sort: sortHeaders(c, petColumns, pg.Sort, models.Sort{}), CSVURL: withQuery(c, "format", "csv"), ListURL: c.OriginalURL()}
+	if l.ListURL != "/admin/pets" {
+		l.Back = l.ListURL
+	}
 	l.SortOptions = sortOptions(petColumns, models.Sort{})
 	if pg.Sort != (models.Sort{}) {
 		l.SortParam = pg.Sort.String()
@@ -122,7 +128,7 @@ func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, c
 					deleted = &p.DeletedAt.Time
 				}
 				err := rows.Row(strconv.FormatInt(p.ID, 10), p.Name, categories[p.CategoryID], string(p.Status),
-					csvTime(&p.CreatedAt), csvTime(&p.UpdatedAt), csvTime(deleted))
+					rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
 				if err != nil {
 					return err
 				}
@@ -141,9 +147,40 @@ func (a *admin) showPet(c *fiber.Ctx) error {
 	return a.renderPet(c, id, views.PetDetailProps{})
 }
 
+// maxBackLength bounds the list address a page carries back: a list's filters, sort and cursor
+// fit well within it.
+const maxBackLength = 2048
+
+// petsBack is the pets list a pet's page or form was opened from (?back=, or the form's back
+// field), or "" when there is none: only an address of the pets list itself is kept, so the
+// parameter cannot send anyone to another page or site.
+func petsBack(c *fiber.Ctx) string {
+	raw := c.Query("back")
+	if c.Method() == fiber.MethodPost {
+		raw = c.FormValue("back")
+	}
+	if raw == "" || len(raw) > maxBackLength {
+		return ""
+	}
+	if u := safeNext(raw); u == "/admin/pets" || strings.HasPrefix(u, "/admin/pets?") {
+		return utils.CopyString(u)
+	}
+	return ""
+}
+
+// petURL is a pet's page, with the list it was opened from.
+func petURL(id int64, back string) string {
+	u := "/admin/pets/" + strconv.FormatInt(id, 10)
+	if back != "" {
+		u += "?back=" + url.QueryEscape(back)
+	}
+	return u
+}
+
 // renderPet shows a pet's page; d carries what a refused form typed and why it was refused.
 func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
 	ctx := c.UserContext()
+	d.Back = petsBack(c)
 	p, err := a.pets.GetAny(ctx, id)
 	if err != nil {
 		return err
@@ -188,7 +225,7 @@ func (a *admin) setPetStatus(c *fiber.Ctx) error {
 	status := c.FormValue("status")
 	p, err := a.pets.SetStatus(c.UserContext(), id, models.PetStatus(status), models.StaffActor(currentStaff(c).Username))
 	if err == nil {
-		return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), p.Name+" is now "+string(p.Status)+".")
+		return a.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is now "+string(p.Status)+".")
 	}
 	if !formRefusal(err) {
 		return err
@@ -239,7 +276,7 @@ func (a *admin) newPetForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts}
+	f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts, Back: petsBack(c)}
 	return render(c, views.PetForm(page(c, "Add a pet", views.SectionPets), f))
 }
 
@@ -259,7 +296,7 @@ func formCategoryID(s string) (*int64, error) {
 // createPet adds a pet with the API's rules; on a mistake the form comes back with what was
 // typed and each message beside its field.
 func (a *admin) createPet(c *fiber.Ctx) error {
-	f := views.PetFormProps{Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId"), Status: c.FormValue("status")}
+	f := views.PetFormProps{Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId"), Status: c.FormValue("status"), Back: petsBack(c)}
 	catID, err := formCategoryID(f.CategoryID)
 	var p *models.Pet
 	if err == nil {
@@ -268,7 +305,7 @@ func (a *admin) createPet(c *fiber.Ctx) error {
 	if err != nil {
 		return a.petFormError(c, f, err, "Add a pet")
 	}
-	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(p.ID, 10), "Added "+p.Name+".")
+	return a.redirectWithFlash(c, petURL(p.ID, f.Back), "Added "+p.Name+".")
 }
 
 // petFormError shows the form again after a refused change, or fails the request when the error
@@ -305,7 +342,7 @@ func (a *admin) editPetForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{ID: p.ID, Name: p.Name, CategoryID: strconv.FormatInt(p.CategoryID, 10), Categories: opts}
+	f := views.PetFormProps{ID: p.ID, Name: p.Name, CategoryID: strconv.FormatInt(p.CategoryID, 10), Categories: opts, Back: petsBack(c)}
 	return render(c, views.PetForm(page(c, "Edit "+p.Name, views.SectionPets), f))
 }
 
@@ -315,7 +352,7 @@ func (a *admin) updatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId")}
+	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId"), Back: petsBack(c)}
 	catID, err := formCategoryID(f.CategoryID)
 	var p *models.Pet
 	if err == nil {
@@ -324,7 +361,12 @@ func (a *admin) updatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return a.petFormError(c, f, err, "Edit pet")
 	}
-	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(p.ID, 10), "Saved "+p.Name+".")
+	// Saved from a list, the staff member goes back to that list, where they were.
+	to := f.Back
+	if to == "" {
+		to = petURL(p.ID, "")
+	}
+	return a.redirectWithFlash(c, to, "Saved "+p.Name+".")
 }
 
 // deletePet takes a pet out of the catalogue with the API's rules; a refusal (an order holds the
@@ -355,7 +397,7 @@ func (a *admin) deletePet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), "Deleted "+p.Name+". It stays here, and can be restored.")
+	return a.redirectWithFlash(c, petURL(id, petsBack(c)), "Deleted "+p.Name+". It stays here, and can be restored.")
 }
 
 // restorePet puts a deleted pet back in the catalogue.
@@ -368,5 +410,5 @@ func (a *admin) restorePet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return a.redirectWithFlash(c, "/admin/pets/"+strconv.FormatInt(id, 10), p.Name+" is back in the catalogue.")
+	return a.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is back in the catalogue.")
 }

@@ -3,7 +3,6 @@ package routes
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -17,10 +16,8 @@ const maxBulkPets = 100
 // shows what will be done to how many pets; the confirmed one does it, pet by pet, each in its
 // own transaction with its own rules and audit entry, and lists what was refused and why.
 func (a *admin) bulkPets(c *fiber.Ctx) error {
-	back := c.FormValue("back")
-	if u := safeNext(back); u == "/admin/pets" || strings.HasPrefix(u, "/admin/pets?") {
-		back = u
-	} else {
+	back := petsBack(c)
+	if back == "" {
 		back = "/admin/pets"
 	}
 	action := c.FormValue("action")

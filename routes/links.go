@@ -91,7 +91,8 @@ func appendPageURL(dst []byte, c *fiber.Ctx, cur *models.Cursor) []byte {
 	var room [8]param
 	params := room[:0]
 	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
-		if len(v) > 0 && string(k) != "cursor" {
+		// An admin table's page number (page) is a place the cursor replaces.
+		if len(v) > 0 && string(k) != "cursor" && string(k) != "page" {
 			params = append(params, param{k, v})
 		}
 	})

@@ -31,8 +31,11 @@ type Deps struct {
 	Sessions       fiber.Storage
 	SessionTimeout time.Duration
 	CountBudget    time.Duration // database time an admin table may spend on each count before it estimates
-	Orders         *models.OrderStore
-	IdemKeys       *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
+	// Zone is the store's time zone: the admin pages and their CSV show every time in it, and
+	// its day is the dashboard's "today". Nil is UTC.
+	Zone     *time.Location
+	Orders   *models.OrderStore
+	IdemKeys *models.IdempotencyStore // the responses of POSTs sent with an Idempotency-Key
 	// ProductionURL and StagingURL are the deployments' addresses without /v1, listed as servers
 	// by the served API document.
 	ProductionURL string

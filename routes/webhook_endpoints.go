@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -32,7 +33,7 @@ type WebhookEndpoint struct {
 type NewWebhookEndpoint struct {
 	// Where to POST deliveries: an https URL whose host is not, and does not resolve to, a loopback, private, link-local, unique-local, multicast or unspecified address.
 	URL *string `json:"url" example:"https://shop.example.com/webhooks/petstore" format:"uri" maxLength:"2048" validate:"required"`
-	// The event types to deliver: at least one, each once.
+	// The event types to deliver: at least one, each once. The key needs the read scope of each: pets:read for pet events, orders:read for order events.
 	Events []models.EventType `json:"events" validate:"required,min=1,max=7,unique"`
 	// A note for the client's own use (white space around it trimmed).
 	Description *string `json:"description,omitempty" example:"Order updates for the shop" maxLength:"200"`
@@ -66,6 +67,15 @@ func eventNames(types []models.EventType) []string {
 		out[i] = string(t)
 	}
 	return out
+}
+
+// scopeChallenge names, in the answer's challenge, the scope whose lack refused a subscription.
+func scopeChallenge(c *fiber.Ctx, err error) error {
+	var r *models.ScopeRefusal
+	if errors.As(err, &r) {
+		c.Set(fiber.HeaderWWWAuthenticate, challengeScope(r.Scope))
+	}
+	return err
 }
 
 func endpointPath(id int64) string { return "/v1/webhook-endpoints/" + strconv.FormatInt(id, 10) }
@@ -103,7 +113,7 @@ func listWebhookEndpoints(store *models.WebhookStore) fiber.Handler {
 // createWebhookEndpoint godoc
 //
 //	@Summary		Add a webhook endpoint
-//	@Description	Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+//	@Description	Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 //	@ID				createWebhookEndpoint
 //	@Tags			events
 //	@Accept			json
@@ -129,9 +139,9 @@ func createWebhookEndpoint(store *models.WebhookStore, base publicBase) fiber.Ha
 		if req.Events != nil && n.Events == nil {
 			n.Events = []string{}
 		}
-		e, err := store.Create(c.UserContext(), callerClientID(c), n, models.APIKeyActor(callerKeyID(c)))
+		e, err := store.Create(c.UserContext(), callerClientID(c), callerScopes(c), n, models.APIKeyActor(callerKeyID(c)))
 		if err != nil {
-			return err
+			return scopeChallenge(c, err)
 		}
 		c.Location(base.of(c) + endpointPath(e.ID))
 		return sendJSON(c, fiber.StatusCreated, endpointResponse(e, true), false)
@@ -173,7 +183,7 @@ func getWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 // updateWebhookEndpoint godoc
 //
 //	@Summary		Change a webhook endpoint
-//	@Description	Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+//	@Description	Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //	@ID				updateWebhookEndpoint
 //	@Tags			events
 //	@Accept			json,application/merge-patch+json
@@ -205,9 +215,9 @@ func updateWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 			names := eventNames(req.Events)
 			p.Events = &names
 		}
-		e, err := store.Update(c.UserContext(), callerClientID(c), id, p, models.APIKeyActor(callerKeyID(c)))
+		e, err := store.Update(c.UserContext(), callerClientID(c), id, callerScopes(c), p, models.APIKeyActor(callerKeyID(c)))
 		if err != nil {
-			return err
+			return scopeChallenge(c, err)
 		}
 		return sendJSON(c, fiber.StatusOK, endpointResponse(e, false), false)
 	}

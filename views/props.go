@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -67,6 +66,20 @@ type Pager struct {
 	LastURL string
 	// FirstURL is set when the page is not the first.
 	FirstURL string
+	// Numbers link pages by number around this one (a zero N is a gap), where the page's place is
+	// known. The jump form goes to any page up to MaxPage; Keep are the list's filters and sort,
+	// which it sends along.
+	Numbers []PageNumber
+	Page    int
+	MaxPage int
+	Keep    []Param
+}
+
+// PageNumber is a page's link by its number; N is 0 for the gap between far-apart numbers.
+type PageNumber struct {
+	N       int
+	URL     string
+	Current bool
 }
 
 // SortHeader is the heading of a column that sorts its table. Sort is "ascending" or
@@ -82,21 +95,6 @@ type SortHeader struct {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func ftoa(n int) string { return strconv.Itoa(n) }
-
-// when formats a time for a table: UTC, to the minute.
-func when(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-func whenPtr(t *time.Time) string {
-	if t == nil {
-		return "never"
-	}
-	return when(*t)
-}
 
 // ruleVerbs start the models' rules for a field ("must not be empty", "is required"), which read
 // as a sentence after the field's name.
@@ -180,3 +178,6 @@ func sortMark(sort string) string {
 	}
 	return ""
 }
+
+// Param is one parameter of a query string.
+type Param struct{ Name, Value string }

@@ -41,9 +41,10 @@ func (r *resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr,
 
 func names() *resolver {
 	return &resolver{answers: map[string][][]string{
-		"hooks.example":     {{"203.0.113.10", "2001:db8::10"}},
+		"hooks.example":     {{"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"}},
 		"private.example":   {{"10.1.2.3"}},
-		"mixed.example":     {{"203.0.113.10", "192.168.1.20"}},
+		"mixed.example":     {{"93.184.215.14", "192.168.1.20"}},
+		"sixtofour.example": {{"2002:a00:5::1"}},
 		"ula.example":       {{"fd00::1"}},
 		"mapped.example":    {{"::ffff:127.0.0.1"}},
 		"metadata.example":  {{"169.254.169.254"}},
@@ -58,14 +59,17 @@ func TestCheckURLAccepts(t *testing.T) {
 		"https://hooks.example/webhooks",
 		"https://hooks.example:8443/in?token=abc#frag",
 		"https://HOOKS.example./webhooks",
-		"https://203.0.113.10/",
-		"https://[2001:db8::10]:443/",
-		"https://[64:ff9b::203.0.113.10]/", // NAT64 of a public address
+		"https://93.184.215.14/",
+		"https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:443/",
+		"https://[::ffff:93.184.215.14]/",   // IPv4-mapped, of a public address
+		"https://[64:ff9b::93.184.215.14]/", // NAT64 of a public address
 		// The edges of the refused ranges.
 		"https://9.255.255.255/", "https://11.0.0.0/", "https://100.63.255.255/", "https://100.128.0.0/",
 		"https://126.255.255.255/", "https://128.0.0.0/", "https://169.253.255.255/", "https://169.255.0.0/",
 		"https://172.15.255.255/", "https://172.32.0.0/", "https://192.167.255.255/", "https://192.169.0.0/",
-		"https://223.255.255.255/", "https://[fbff::1]/", "https://[fe00::1]/", "https://[fe7f::1]/",
+		"https://223.255.255.255/", "https://192.0.1.255/", "https://192.0.3.0/", "https://192.88.100.0/",
+		"https://[2000::1]/", "https://[2001:200::1]/", "https://[2001:db7:ffff::1]/", "https://[2001:db9::1]/",
+		"https://[2001:ffff::1]/", "https://[2003::1]/", "https://[3fff:1000::1]/", "https://[3ffe:ffff::1]/",
 		// The longest URL accepted.
 		"https://hooks.example/" + strings.Repeat("p", webhooks.MaxURLLength-len("https://hooks.example/")),
 	} {
@@ -136,7 +140,30 @@ func TestCheckURLRefuses(t *testing.T) {
 		{"https://[::127.0.0.1]/", "IPv4-compatible address"},
 		{"https://[64:ff9b::10.0.0.5]/", "private address behind a NAT64 prefix"},
 		{"https://[64:ff9b::7f00:1]/", "loopback address behind a NAT64 prefix"},
-		{"https://[64:ff9b:1::a9fe:a9fe]/", "link-local address behind a NAT64 prefix"},
+		{"https://[::ffff:0:7f00:1]/", "::ffff:0:7f00:1 is an IPv4-translated address carrying 127.0.0.1, a loopback address"},
+		{"https://[::ffff:0:808:808]/", "::ffff:0:808:808 is an IPv4-translated address"},
+		{"https://[64:ff9b:1:a9fe:a9:fe00::]/", "a local-use NAT64 address carrying 169.254.169.254, a link-local address"},
+		{"https://[64:ff9b:1:808:8:800::]/", "a local-use NAT64 address"},
+		{"https://[2002:7f00:1::]/", "2002:7f00:1:: is a 6to4 address carrying 127.0.0.1, a loopback address"},
+		{"https://[2002:a9fe:a9fe::1]/", "a 6to4 address carrying 169.254.169.254, a link-local address"},
+		{"https://[2002:808:808::1]/", "2002:808:808::1 is a 6to4 address"},
+		// Teredo: the server's IPv4 address, then the client's, inverted.
+		{"https://[2001:0:808:808::80ff:fffe]/", "a Teredo address carrying 127.0.0.1, a loopback address"},
+		{"https://[2001:0:a00:1::f7f7:f7f7]/", "a Teredo address carrying 10.0.0.1, a private address"},
+		{"https://[2001:0:808:808::f7f7:f7f7]/", "a Teredo address"},
+
+		// The rest of IANA's special-purpose registries, and IPv6 outside global unicast.
+		{"https://192.0.2.1/", "documentation address"},
+		{"https://198.51.100.7/", "documentation address"},
+		{"https://203.0.113.10/", "documentation address"},
+		{"https://192.88.99.1/", "in the special-purpose range 192.88.99.0/24"},
+		{"https://192.31.196.1/", "in the special-purpose range 192.31.196.0/24"},
+		{"https://[2001:db8::10]/", "documentation address"},
+		{"https://[3fff::1]/", "documentation address"},
+		{"https://[2001:2::1]/", "in the special-purpose range 2001::/23"},
+		{"https://[4000::1]/", "outside IPv6 global unicast (2000::/3)"},
+		{"https://[fe00::1]/", "outside IPv6 global unicast"},
+		{"https://[100::1]/", "outside IPv6 global unicast"},
 
 		// Other spellings of 127.0.0.1 that some resolvers read as addresses.
 		{"https://2130706433/", "host name of ASCII letters"},
@@ -156,6 +183,7 @@ func TestCheckURLRefuses(t *testing.T) {
 		{"https://metadata.example/", "link-local address"},
 		{"https://cgnat.example/", "carrier-grade NAT"},
 		{"https://loopback6.example/", "loopback address"},
+		{"https://sixtofour.example/", "resolves to 2002:a00:5::1, a 6to4 address carrying 10.0.0.5, a private address"},
 		{"https://nowhere.example/", "nowhere.example does not resolve"},
 	} {
 		err := c.CheckURL(context.Background(), tc.url)

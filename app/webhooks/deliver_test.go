@@ -204,8 +204,11 @@ func TestDeliverRefusesAtConnectTime(t *testing.T) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 
 	names := &resolver{answers: map[string][][]string{
-		"rebind.example": {{"203.0.113.10"}, {"127.0.0.1"}},
-		"mapped.example": {{"::ffff:127.0.0.1"}},
+		"rebind.example":     {{"93.184.215.14"}, {"127.0.0.1"}},
+		"mapped.example":     {{"::ffff:127.0.0.1"}},
+		"sixtofour.example":  {{"2002:7f00:1::"}},
+		"translated.example": {{"::ffff:0:7f00:1"}},
+		"teredo.example":     {{"2001:0:808:808::80ff:fffe"}},
 	}}
 	c := webhooks.NewClient(webhooks.ClientOptions{AllowHTTP: true, Resolver: names})
 	if err := c.CheckURL(context.Background(), "http://rebind.example:"+port+"/"); err != nil {
@@ -216,6 +219,10 @@ func TestDeliverRefusesAtConnectTime(t *testing.T) {
 		{"http://mapped.example:" + port + "/", "refused: 127.0.0.1 is a loopback address"},
 		{"http://127.0.0.1:" + port + "/", "refused: 127.0.0.1 is a loopback address"},
 		{"http://[::ffff:127.0.0.1]:" + port + "/", "refused: 127.0.0.1 is a loopback address"},
+		{"http://sixtofour.example:" + port + "/", "refused: 2002:7f00:1:: is a 6to4 address carrying 127.0.0.1, a loopback address"},
+		{"http://translated.example:" + port + "/", "refused: ::ffff:0:7f00:1 is an IPv4-translated address carrying 127.0.0.1, a loopback address"},
+		{"http://teredo.example:" + port + "/", "refused: 2001:0:808:808::80ff:fffe is a Teredo address carrying 127.0.0.1, a loopback address"},
+		{"http://[2002:7f00:1::]:" + port + "/", "refused: 2002:7f00:1:: is a 6to4 address carrying 127.0.0.1, a loopback address"},
 	} {
 		a := c.Deliver(context.Background(), delivery(t, tc.url))
 		if a.StatusCode != 0 || a.Err == nil || a.Err.Error() != tc.want {

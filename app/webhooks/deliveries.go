@@ -54,6 +54,20 @@ type Worker struct {
 // errNothingToDeliver ends a job whose event was purged or whose endpoint is deleted or disabled.
 var errNothingToDeliver = errors.New("nothing to deliver: the event is gone, or the endpoint is deleted or disabled")
 
+// errNoScope ends a job whose event no key of the endpoint's client may read any more.
+var errNoScope = errors.New("not sent: no API key of the client may read the event any more")
+
+// record keeps an attempt, even when the job's context has ended: what happened has happened.
+func (w *Worker) record(ctx context.Context, rec models.DeliveryAttempt) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if disabled, err := w.Store.RecordAttempt(ctx, rec); err != nil {
+		w.Log.Error("keeping a delivery attempt", "endpoint", rec.EndpointID, "event", rec.EventID, "error", err.Error())
+	} else if disabled {
+		w.Log.Warn("webhook endpoint disabled after failing for 5 days", "endpoint", rec.EndpointID)
+	}
+}
+
 // Work implements river.Worker.
 func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) error {
 	ev, ep, err := w.Store.Delivery(ctx, job.Args)
@@ -63,11 +77,19 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) 
 	if ev == nil || ep == nil || ep.DeletedAt.Valid || ep.Disabled() {
 		return river.JobCancel(errNothingToDeliver)
 	}
+	now := w.Now()
+	scope := models.ReadScope(ev.Type)
+	if may, err := w.Store.ClientMayRead(ctx, ep.ClientID, scope); err != nil {
+		return err
+	} else if !may {
+		w.record(ctx, models.DeliveryAttempt{EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, Attempt: job.Attempt, At: now,
+			Outcome: models.OutcomeSkipped, Error: "not sent: no API key of the client has the scope " + string(scope) + " any more"})
+		return river.JobCancel(errNoScope)
+	}
 	body, err := ev.Payload()
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	now := w.Now()
 	a := w.Client.Deliver(ctx, Delivery{URL: ep.URL, MsgID: ev.PublicID(), Timestamp: now, Body: body, Secrets: ep.Secrets(now)})
 	last := job.Attempt > len(w.Delays)
 	rec := models.DeliveryAttempt{EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, Attempt: job.Attempt, At: now,
@@ -78,14 +100,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) 
 	case a.Err != nil:
 		rec.Outcome, rec.Error = models.OutcomeRetrying, a.Err.Error()
 	}
-	// Kept even when the job's context has ended: what happened has happened.
-	recCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if disabled, err := w.Store.RecordAttempt(recCtx, rec); err != nil {
-		w.Log.Error("keeping a delivery attempt", "endpoint", ep.ID, "event", ev.PublicID(), "error", err.Error())
-	} else if disabled {
-		w.Log.Warn("webhook endpoint disabled after failing for 5 days", "endpoint", ep.ID, "client", ep.ClientID)
-	}
+	w.record(ctx, rec)
 	if w.Outcome != nil {
 		w.Outcome(rec.Outcome)
 	}

@@ -467,7 +467,7 @@ type NewWebhookEndpoint struct {
 	// Example: Order updates for the shop
 	Description *string `json:"description,omitempty"`
 
-	// Events The event types to deliver: at least one, each once.
+	// Events The event types to deliver: at least one, each once. The key needs the read scope of each: pets:read for pet events, orders:read for order events.
 	Events []EventType `json:"events"`
 
 	// Url Where to POST deliveries: an https URL whose host is not, and does not resolve to, a loopback, private, link-local, unique-local, multicast or unspecified address.
@@ -1256,7 +1256,7 @@ type ClientInterface interface {
 
 	// CreateWebhookEndpointWithBody Add a webhook endpoint
 	//
-	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1267,7 +1267,7 @@ type ClientInterface interface {
 
 	// CreateWebhookEndpoint Add a webhook endpoint
 	//
-	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1305,7 +1305,7 @@ type ClientInterface interface {
 
 	// UpdateWebhookEndpointWithBody Change a webhook endpoint
 	//
-	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1316,7 +1316,7 @@ type ClientInterface interface {
 
 	// UpdateWebhookEndpoint Change a webhook endpoint
 	//
-	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1327,7 +1327,7 @@ type ClientInterface interface {
 
 	// UpdateWebhookEndpointWithApplicationMergePatchPlusJSONBody Change a webhook endpoint
 	//
-	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1839,7 +1839,7 @@ func (c *Client) ListWebhookEndpointsHead(ctx context.Context, params *ListWebho
 
 // CreateWebhookEndpointWithBody Add a webhook endpoint
 //
-// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1860,7 +1860,7 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, contentType 
 
 // CreateWebhookEndpoint Add a webhook endpoint
 //
-// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1938,7 +1938,7 @@ func (c *Client) GetWebhookEndpointHead(ctx context.Context, endpointId int64, p
 
 // UpdateWebhookEndpointWithBody Change a webhook endpoint
 //
-// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1959,7 +1959,7 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, endpointId i
 
 // UpdateWebhookEndpoint Change a webhook endpoint
 //
-// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1980,7 +1980,7 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, endpointId int64, bo
 
 // UpdateWebhookEndpointWithApplicationMergePatchPlusJSONBody Change a webhook endpoint
 //
-// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -3897,7 +3897,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWebhookEndpointWithBodyWithResponse Add a webhook endpoint
 	//
-	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3908,7 +3908,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWebhookEndpointWithResponse Add a webhook endpoint
 	//
-	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+	// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3952,7 +3952,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookEndpointWithBodyWithResponse Change a webhook endpoint
 	//
-	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3963,7 +3963,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookEndpointWithResponse Change a webhook endpoint
 	//
-	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3974,7 +3974,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookEndpointWithApplicationMergePatchPlusJSONBodyWithResponse Change a webhook endpoint
 	//
-	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+	// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 	//
 	// Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -9143,7 +9143,7 @@ func (c *ClientWithResponses) ListWebhookEndpointsHeadWithResponse(ctx context.C
 
 // CreateWebhookEndpointWithBodyWithResponse Add a webhook endpoint
 //
-// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -9160,7 +9160,7 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 
 // CreateWebhookEndpointWithResponse Add a webhook endpoint
 //
-// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused.
+// Registers a URL to which the service POSTs the client's events of the types named: animal events, and the events of the client's own orders. The answer carries the endpoint's signing `secret`, shown this once; every delivery is signed with it as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https, and its host must not be or resolve to a loopback, private, link-local, unique-local, multicast or unspecified address (checked now and again at each delivery). A client has at most 10 endpoints; an 11th, or an unknown event type, is a 400 `validation_failed`. Member names match exactly; unknown, repeated or null members are refused. Besides `webhooks`, the key needs the read scope of every event type named: `pets:read` for `pet.*`, `orders:read` for `order.*`; without it the answer is 403 `insufficient_scope`, whose `WWW-Authenticate` names the scope lacking. Each delivery is sent only while a key of the client (neither revoked nor expired) still has the read scope of its event: once none has, the delivery is not sent and is recorded as skipped.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -9228,7 +9228,7 @@ func (c *ClientWithResponses) GetWebhookEndpointHeadWithResponse(ctx context.Con
 
 // UpdateWebhookEndpointWithBodyWithResponse Change a webhook endpoint
 //
-// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -9245,7 +9245,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 
 // UpdateWebhookEndpointWithResponse Change a webhook endpoint
 //
-// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -9262,7 +9262,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Cont
 
 // UpdateWebhookEndpointWithApplicationMergePatchPlusJSONBodyWithResponse Change a webhook endpoint
 //
-// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
+// Changes the `url` (checked as at creation), the `events` delivered, or `disabled`: true stops deliveries (those already queued are dropped), false starts them again for new events and forgets past failures. Fields left out stay as they are; `null` is refused. A change of `url` or `events`, or `disabled: false`, needs the read scope of every event type the endpoint is then subscribed to (`pets:read` for `pet.*`, `orders:read` for `order.*`), else 403 `insufficient_scope` naming it; `disabled: true` needs only `webhooks`. An endpoint whose deliveries have all failed for 5 days is disabled by the service, and this is how the client enables it again.
 //
 // Needs the scope `webhooks`: a key without it is answered 403 `insufficient_scope`.
 //
