@@ -52,6 +52,12 @@ func reportMigration(w io.Writer, m models.Migration) {
 	if len(m.Indexes) > 0 {
 		say("added the indexes %s", strings.Join(m.Indexes, ", "))
 	}
+	if len(m.DroppedIndexes) > 0 {
+		say("dropped the indexes %s, which the added ones replace", strings.Join(m.DroppedIndexes, ", "))
+	}
+	if len(m.Analyzed) > 0 {
+		say("gathered the query planner's statistics of the tables %s, which had none", strings.Join(m.Analyzed, ", "))
+	}
 	if m.QueueVersions > 0 && !m.Created {
 		say("applied %d migrations of the job queue's tables", m.QueueVersions)
 	}

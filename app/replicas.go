@@ -21,14 +21,6 @@ import (
 	"gorm.io/plugin/dbresolver"
 )
 
-// replicaTables are the tables whose reads go to the replicas: the catalogue, which clients list
-// and page through and which tolerates a moment of replication lag. Every other table reads
-// from the primary, where a stale answer would be wrong: API keys (a revoked key must stop at
-// once), idempotency records (a replay must find the first answer), sessions and staff, orders
-// (read right after they change). Reads inside a transaction and every write go to the primary
-// whatever the table; so does a create's answer, which is built from the INSERT itself.
-var replicaTables = []any{&models.Pet{}, &models.Category{}}
-
 // replicaRetry is how long a replica that failed gets no reads before it is tried again.
 const replicaRetry = 5 * time.Second
 
@@ -41,8 +33,9 @@ type Replicas struct {
 	log       *slog.Logger
 }
 
-// UseReplicas opens the replicas of cfg.DatabaseReplicaURLs and routes reads of the catalogue on
-// db to them, in turn. A replica that fails (it cannot be reached, or it shuts down) gets no
+// UseReplicas opens the replicas of cfg.DatabaseReplicaURLs and gives db's reads that the stores
+// allow there (models.ReplicaResolver) to them, in turn; every other read, every read inside a
+// transaction and every write stays on the primary. A replica that fails (it cannot be reached, or it shuts down) gets no
 // reads for a few seconds; with none answering, reads go to the primary. Run migrations before:
 // the schema is the primary's to change. It returns nil when no replica is configured.
 func UseReplicas(ctx context.Context, db *gorm.DB, cfg Config, log *slog.Logger) (*Replicas, error) {
@@ -75,7 +68,7 @@ func UseReplicas(ctx context.Context, db *gorm.DB, cfg Config, log *slog.Logger)
 		return nil, err
 	}
 	dialectors = append(dialectors, postgres.New(postgres.Config{Conn: primary}))
-	resolver := dbresolver.Register(dbresolver.Config{Replicas: dialectors, Policy: r}, replicaTables...)
+	resolver := dbresolver.Register(dbresolver.Config{Replicas: dialectors, Policy: r}, models.ReplicaResolver)
 	if err := db.Use(resolver); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("route reads to the replicas: %w", err)
@@ -85,12 +78,6 @@ func UseReplicas(ctx context.Context, db *gorm.DB, cfg Config, log *slog.Logger)
 		return nil, err
 	}
 	return r, nil
-}
-
-// PrimaryOnly returns a handle on db whose reads all go to the primary, replicas or not: for
-// pages that show what their user has just changed.
-func PrimaryOnly(db *gorm.DB) *gorm.DB {
-	return db.Clauses(dbresolver.Write).Session(&gorm.Session{})
 }
 
 // ReplicasOf returns the replicas UseReplicas set up on db, or nil.

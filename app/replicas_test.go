@@ -17,6 +17,7 @@ import (
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
 	"gorm.io/gorm"
+	"gorm.io/plugin/dbresolver"
 )
 
 // replicaSetup stands a second schema in for a replica of the primary's: same tables, its own
@@ -112,14 +113,38 @@ func TestReadsInsideATransactionStayOnThePrimary(t *testing.T) {
 		}
 		id = p.ID
 		var got models.Pet
-		return tx.Take(&got, p.ID).Error
+		return tx.Clauses(dbresolver.Use(models.ReplicaResolver)).Take(&got, p.ID).Error
 	})
 	if err != nil {
-		t.Fatalf("a read inside the transaction that wrote the row: %v, want it found (the primary)", err)
+		t.Fatalf("a read allowed on a replica inside the transaction that wrote the row: %v, want it found (the primary)", err)
 	}
 	var got models.Pet
-	if err := s.DB.WithContext(ctx).Take(&got, id).Error; !errors.Is(err, gorm.ErrRecordNotFound) {
-		t.Fatalf("a read outside a transaction: %v, want not found (it goes to the replica)", err)
+	if err := s.DB.WithContext(ctx).Clauses(dbresolver.Use(models.ReplicaResolver)).Take(&got, id).Error; !errors.Is(err, gorm.ErrRecordNotFound) {
+		t.Fatalf("a read allowed on a replica outside a transaction: %v, want not found (it goes to the replica)", err)
+	}
+}
+
+func TestAStoreReadsTheReplicaOnlyWhenTheRequestAllowsIt(t *testing.T) {
+	t.Parallel()
+	r := newReplicaSetup(t, func(u string) string { return u })
+	s := apptest.New(t, r.cfg)
+	ctx := models.WithActor(context.Background(), models.ActorCLI)
+	created := createPet(t, s, map[string]any{"name": "OnPrimary", "categoryId": 1})
+	pets := models.NewPetStore(s.DB)
+	if _, err := pets.Get(ctx, created.ID); err != nil {
+		t.Fatalf("a pet read without leave to read a replica: %v, want it found (the primary)", err)
+	}
+	if _, err := pets.Get(models.MayReadReplica(ctx), created.ID); models.ErrorCode(err) != models.ENotFound {
+		t.Fatalf("a pet read with leave to read a replica: %v, want not_found (the replica)", err)
+	}
+	// A read the store keeps on the primary stays there, whatever the request allows.
+	cats := models.NewCategoryStore(s.DB)
+	cat, err := cats.Create(ctx, "OnPrimary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cats.Get(models.MayReadReplica(ctx), cat.ID); err != nil {
+		t.Fatalf("a category looked up with leave to read a replica: %v, want it found (the primary)", err)
 	}
 }
 

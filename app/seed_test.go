@@ -188,3 +188,36 @@ func TestSeedShowsProgressOnATerminalOnly(t *testing.T) {
 		t.Fatalf("seed into a buffer: %v, standard error %q, standard output %q", err, stderr, stdout)
 	}
 }
+
+// Right after `petstore seed` on PostgreSQL the tables it filled have the query planner's
+// statistics, without waiting for autovacuum (which a cluster with autovacuum off, as the tests'
+// is, never runs), and the list of available pets answers a full page of them.
+func TestAfterASeedTheTablesHavePlannerStatisticsAndTheListAnswers(t *testing.T) {
+	t.Parallel()
+	cfg := apptest.Config(t, testenv.Postgres)
+	runOK(t, cliEnv(cfg), "seed", "--pets", "2000")
+	s := apptest.New(t, cfg)
+	for _, table := range []string{"pets", "orders", "status_changes", "events"} {
+		var analyzed bool
+		var tuples float64
+		err := s.DB.Raw(`SELECT s.last_analyze IS NOT NULL, c.reltuples FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+			WHERE s.schemaname = current_schema() AND s.relname = ?`, table).Row().Scan(&analyzed, &tuples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !analyzed || tuples <= 0 {
+			t.Errorf("after the seed, %s analyzed %v with %.0f rows estimated: want its statistics gathered", table, analyzed, tuples)
+		}
+	}
+	res := s.Get(t, "/v1/pets?limit=20&status=available")
+	var pets []struct{ Status string }
+	res.JSON(t, &pets)
+	if res.StatusCode != http.StatusOK || len(pets) != 20 {
+		t.Fatalf("GET /v1/pets?limit=20&status=available after the seed: %d with %d pets, want 200 with 20", res.StatusCode, len(pets))
+	}
+	for _, p := range pets {
+		if p.Status != "available" {
+			t.Fatalf("the list of available pets holds a pet %s", p.Status)
+		}
+	}
+}

@@ -19,11 +19,6 @@ import (
 	"gorm.io/gorm"
 )
 
-// readLimit is the largest body the HTTP server reads at all; the routes refuse anything over
-// routes.MaxBodyBytes (64 KiB) with an ordinary 413. Reading up to this bound lets them answer
-// such a body after reading it, instead of closing a connection the client is still writing to.
-const readLimit = 1 << 20
-
 // Option changes a part NewServer builds; tests use them to control time and to reach the
 // service's own key store.
 type Option func(*parts)
@@ -89,16 +84,18 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 	if p.staffHashCost != 0 {
 		staff = staff.WithHashCost(p.staffHashCost)
 	}
-	errs := routes.NewErrorHandler(log)
-	app := fiber.New(fiber.Config{
+	sessions, closeSessions := sessionStorage(cfg)
+	replicas := ReplicasOf(db)
+	var replicasReady routes.ReadyCheck
+	if replicas != nil {
+		replicasReady = replicas.Ready
+	}
+	app := routes.New(fiber.Config{
 		AppName:               "petstore",
-		ErrorHandler:          errs.Handle,
-		BodyLimit:             readLimit,
 		ReadTimeout:           cfg.ReadTimeout,
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
-		JSONEncoder:           models.EncodeJSON,
 		ReadBufferSize:        cfg.MaxHeaderBytes,
 		// Always check, so that with no trusted proxy configured nobody's X-Forwarded-* headers
 		// are believed (they also feed c.Protocol() and c.Hostname()).
@@ -107,23 +104,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		ProxyHeader:             cfg.ProxyHeader,
 		// Without validation fiber takes the header's raw text, even empty, as the client's IP.
 		EnableIPValidation: true,
-		// Nothing here takes uploads: a multipart body is not parsed while it is read, before
-		// authentication and the limits, but refused like any body that is not JSON.
-		DisablePreParseMultipartForm: true,
-	})
-	if sqlDB, err := db.DB(); err == nil {
-		p.metrics.WatchDB("primary", sqlDB)
-	}
-	replicas := ReplicasOf(db)
-	for i, pool := range replicas.Pools() {
-		p.metrics.WatchDB(fmt.Sprintf("replica-%d", i+1), pool)
-	}
-	var replicasReady routes.ReadyCheck
-	if replicas != nil {
-		replicasReady = replicas.Ready
-	}
-	routes.Register(app, routes.Deps{
-		Errors:         errs,
+	}, routes.Deps{
 		Log:            log,
 		AccessLog:      p.accessLog,
 		DB:             db,
@@ -131,7 +112,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		Pets:           models.NewPetStore(db),
 		Categories:     models.NewCategoryStore(db),
 		Staff:          staff,
-		Sessions:       sessionStorage(app, cfg),
+		Sessions:       sessions,
 		SessionTimeout: cfg.SessionTimeout,
 		CountBudget:    cfg.AdminCountBudget,
 		Zone:           cfg.Timezone,
@@ -144,12 +125,10 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		IdemKeys:       idempotencyStore(cfg, db),
 		Metrics:        p.metrics,
 		// ReplicasReady is nil without replicas, and /readyz then does not list them.
-		ReplicasReady:   replicasReady,
-		AdminPets:       models.NewPetStore(PrimaryOnly(db)),
-		AdminCategories: models.NewCategoryStore(PrimaryOnly(db)),
-		Audit:           models.NewAuditStore(PrimaryOnly(db)),
-		Events:          models.NewEventStore(PrimaryOnly(db)),
-		Webhooks:        newWebhookStore(PrimaryOnly(db), newWebhookClient(cfg), p.now),
+		ReplicasReady: replicasReady,
+		Audit:         models.NewAuditStore(db),
+		Events:        models.NewEventStore(db),
+		Webhooks:      newWebhookStore(db, newWebhookClient(cfg), p.now),
 
 		ProductionURL: cfg.ProductionURL,
 		StagingURL:    cfg.StagingURL,
@@ -157,11 +136,17 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		CORSOrigins: cfg.CORSOrigins,
 		PublicURL:   cfg.PublicURL,
 	})
+	if sqlDB, err := db.DB(); err == nil {
+		p.metrics.WatchDB("primary", sqlDB)
+	}
+	for i, pool := range replicas.Pools() {
+		p.metrics.WatchDB(fmt.Sprintf("replica-%d", i+1), pool)
+	}
 	app.Hooks().OnShutdown(func() error {
 		stopListening()
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.DBTimeout)
 		defer cancel()
-		return errors.Join(p.keys.Close(ctx), closeLimiter())
+		return errors.Join(p.keys.Close(ctx), closeLimiter(), closeSessions())
 	})
 	return app
 }

@@ -16,15 +16,14 @@ import (
 // when REDIS_URL is set, so every instance shares them; else in this instance's memory, bounded.
 // The client connects lazily: a Redis that is down at start fails the admin requests that need
 // it, not the whole service.
-func sessionStorage(a *fiber.App, cfg Config) fiber.Storage {
+func sessionStorage(cfg Config) (_ fiber.Storage, closeStorage func() error) {
 	if cfg.RedisURL == "" {
-		return newMemoryStorage(maxMemorySessions, time.Now)
+		return newMemoryStorage(maxMemorySessions, time.Now), func() error { return nil }
 	}
 	// LoadConfig has checked that go-redis accepts the URL.
 	opts, _ := redis.ParseURL(cfg.RedisURL)
 	client := redis.NewClient(opts)
-	a.Hooks().OnShutdown(client.Close)
-	return prefixedStorage{inner: redisstorage.NewFromConnection(client), prefix: cfg.RedisPrefix + "session:"}
+	return prefixedStorage{inner: redisstorage.NewFromConnection(client), prefix: cfg.RedisPrefix + "session:"}, client.Close
 }
 
 // prefixedStorage puts every key under the deployment's Redis prefix, and reports a storage

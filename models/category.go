@@ -39,10 +39,11 @@ type CategoryStore struct{ db *gorm.DB }
 // NewCategoryStore returns a store on db.
 func NewCategoryStore(db *gorm.DB) *CategoryStore { return &CategoryStore{db: db} }
 
-// List returns every category in id order; the set is small and managed by staff.
+// List returns every category in id order; the set is small and managed by staff. It may read a
+// replica (MayReadReplica).
 func (s *CategoryStore) List(ctx context.Context) ([]Category, error) {
 	var cats []Category
-	err := s.db.WithContext(ctx).Order("id").Find(&cats).Error
+	err := laggingRead(ctx, s.db).WithContext(ctx).Order("id").Find(&cats).Error
 	return cats, storeError(err, "")
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -30,6 +32,10 @@ type Migration struct {
 	Created bool
 	// Tables, Columns (as table.column) and Indexes were added to an existing schema.
 	Tables, Columns, Indexes []string
+	// DroppedIndexes are indexes of an earlier release that the added ones replace.
+	DroppedIndexes []string
+	// Analyzed are the tables whose planner statistics were gathered, as they had none.
+	Analyzed []string
 	// QueueVersions are the job queue's migrations applied.
 	QueueVersions int
 	// KeysGivenClients counts the keys of release 1.0.0 that got a client of their own.
@@ -72,6 +78,9 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 	if err := db.AutoMigrate(tables...); err != nil {
 		return fmt.Errorf("migrate schema: %w", storeError(err, ""))
 	}
+	if err := m.dropRetired(db); err != nil {
+		return fmt.Errorf("drop replaced indexes: %w", storeError(err, ""))
+	}
 	versions, err := migrateQueue(db.Statement.Context, queue)
 	if err != nil {
 		return fmt.Errorf("migrate the job queue: %w", storeError(err, ""))
@@ -79,6 +88,9 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 	m.QueueVersions = versions
 	if m.KeysGivenClients, err = giveKeysClients(db); err != nil {
 		return fmt.Errorf("migrate API keys to clients: %w", storeError(err, ""))
+	}
+	if m.Analyzed, err = analyzeUnknown(db); err != nil {
+		return fmt.Errorf("gather the planner's statistics: %w", storeError(err, ""))
 	}
 	var n int64
 	if err := db.Model(&Category{}).Count(&n).Error; err != nil {
@@ -96,6 +108,77 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 	}
 	m.Categories = SeedCategories
 	return nil
+}
+
+// retiredIndexes are the indexes of earlier releases that later ones replaced: the partial index
+// of the live pets of a category (see Pet) serves every list release 1.1.0's full one served.
+var retiredIndexes = []struct {
+	model any
+	name  string
+}{
+	{&Pet{}, "idx_pets_category_id"},
+}
+
+// dropRetired drops the retiredIndexes a database still has, once AutoMigrate has built their
+// replacements, so that no list is left without an index meanwhile.
+func (m *Migration) dropRetired(db *gorm.DB) error {
+	mig := db.Migrator()
+	for _, idx := range retiredIndexes {
+		if !mig.HasIndex(idx.model, idx.name) {
+			continue
+		}
+		if err := mig.DropIndex(idx.model, idx.name); err != nil {
+			return err
+		}
+		m.DroppedIndexes = append(m.DroppedIndexes, idx.name)
+	}
+	return nil
+}
+
+// analyzeMinBytes is the size from which a table without statistics is analyzed by migrate:
+// PostgreSQL reads a smaller one whole in a few milliseconds, whatever plan it makes.
+const analyzeMinBytes = 1 << 20
+
+// analyzeUnknown gathers the statistics of the service's tables that hold data but have none on
+// PostgreSQL (no pg_stats row: never analyzed, or analyzed while empty), and returns their names.
+// Without them the planner misjudges every condition: right after a bulk load (a restored dump,
+// an import, a seed cut short), with autovacuum off or before its next look, it takes the live
+// pets for a few and sorts every one of them. SQLite plans the lists with the same indexes
+// without statistics, and nothing would keep them up to date there, so it gets none.
+func analyzeUnknown(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != "postgres" {
+		return nil, nil
+	}
+	names := make([]string, 0, len(tables))
+	for _, model := range tables {
+		stmt := &gorm.Statement{DB: db}
+		if err := stmt.Parse(model); err != nil {
+			return nil, err
+		}
+		names = append(names, stmt.Table)
+	}
+	var found []string
+	err := db.Session(&gorm.Session{}).Raw(`SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname IN ? AND pg_relation_size(c.oid) >= ?
+		AND NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname)`,
+		names, analyzeMinBytes).Scan(&found).Error
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	unknown := slices.DeleteFunc(names, func(name string) bool { return !slices.Contains(found, name) })
+	return unknown, analyze(db, unknown...)
+}
+
+// analyze gathers the planner's statistics of the tables on PostgreSQL, in one statement.
+func analyze(db *gorm.DB, tables ...string) error {
+	if db.Dialector.Name() != "postgres" || len(tables) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = db.Statement.Quote(t)
+	}
+	return db.Session(&gorm.Session{}).Exec("ANALYZE " + strings.Join(quoted, ", ")).Error
 }
 
 // missing notes the tables, columns and indexes AutoMigrate is about to add; none of the tables

@@ -195,13 +195,13 @@ func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at t
 }
 
 // CountByStatus counts the pets of each status that are not deleted: the inventory, and the
-// admin dashboard's counts.
+// admin dashboard's counts. It may read a replica (MayReadReplica).
 func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, error) {
 	var rows []struct {
 		Status PetStatus
 		N      int64
 	}
-	err := s.db.WithContext(ctx).Model(&Pet{}).Select("status, COUNT(*) AS n").Group("status").Scan(&rows).Error
+	err := laggingRead(ctx, s.db).WithContext(ctx).Model(&Pet{}).Select("status, COUNT(*) AS n").Group("status").Scan(&rows).Error
 	if err != nil {
 		return nil, storeError(err, "")
 	}

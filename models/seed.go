@@ -78,10 +78,19 @@ func Seed(ctx context.Context, db *gorm.DB, opt SeedOptions) (SeedResult, error)
 		defer conn.WithContext(context.WithoutCancel(ctx)).Exec("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", seedLockClass)
 		var err error
 		res, err = seed(ctx, conn.Session(&gorm.Session{}), opt, false) // each query from a clean statement
-		return err
+		if err != nil || res.PetsAdded == 0 {
+			return err
+		}
+		// The planner's statistics of what the seed wrote, which autovacuum would gather only on
+		// its next look, if it runs at all: until then PostgreSQL misjudges the lists' conditions
+		// (see analyzeUnknown).
+		return analyze(conn, seededTables...)
 	})
 	return res, storeError(err, "")
 }
+
+// seededTables are the tables a seed writes to.
+var seededTables = []string{"pets", "orders", "status_changes", "events"}
 
 // seed writes the batches of Seed, counting what the database holds first. On SQLite each
 // transaction counts again, and the seed pauses after it (seedPause, or as long as it took).

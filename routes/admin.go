@@ -79,8 +79,8 @@ func newAdmin(d Deps) *admin {
 	return &admin{
 		log:      d.Log,
 		staff:    d.Staff,
-		pets:     d.AdminPets,
-		cats:     d.AdminCategories,
+		pets:     d.Pets,
+		cats:     d.Categories,
 		orders:   d.Orders,
 		keys:     d.Keys,
 		clients:  d.Clients,

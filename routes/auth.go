@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app/admission"
+	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
 )
 
@@ -36,10 +37,10 @@ func authenticate(check func(*fiber.Ctx) error) fiber.Handler {
 // on a 429, the challenge on a 401. A nil error lets it through. The error handler also runs it
 // on a /v1 request the HTTP server refused on its own before any middleware (a body over the
 // limit), so that answer is counted and carries the headers too.
-func admit(d Deps) func(c *fiber.Ctx) error {
+func admit(gate *admission.Gate, m *metrics.Metrics) func(c *fiber.Ctx) error {
 	return func(c *fiber.Ctx) error {
 		token, _ := bearerToken(c.Get(fiber.HeaderAuthorization))
-		out := d.Gate.Admit(c.UserContext(), admission.Request{Token: token, Peer: c, RequestID: requestID(c)})
+		out := gate.Admit(c.UserContext(), admission.Request{Token: token, Peer: c, RequestID: requestID(c)})
 		if out.Counted {
 			setRateLimitHeaders(c, out.Limit, out.Remaining, out.Reset)
 		}
@@ -50,14 +51,14 @@ func admit(d Deps) func(c *fiber.Ctx) error {
 		switch code := models.ErrorCode(out.Err); code {
 		case models.ERateLimited, models.EBanned:
 			setInt(c, fiber.HeaderRetryAfter, int64(out.RetryAfter/time.Second))
-			d.Metrics.RateLimitRefused(code)
+			m.RateLimitRefused(code)
 		case models.EMissingAPIKey:
 			c.Set(fiber.HeaderWWWAuthenticate, challengeMissing)
 		case models.EInvalidAPIKey:
 			c.Set(fiber.HeaderWWWAuthenticate, challengeInvalid)
 		}
 		if out.Banned {
-			d.Metrics.KeyBanned()
+			m.KeyBanned()
 		}
 		return out.Err
 	}

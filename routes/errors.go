@@ -81,7 +81,7 @@ func errorBody(c *fiber.Ctx, err error) Error {
 		case http.StatusMethodNotAllowed:
 			msg = "method " + c.Method() + " is not allowed on " + c.Path() + "; allowed: " + string(c.Response().Header.Peek(fiber.HeaderAllow))
 		case http.StatusRequestEntityTooLarge:
-			msg = "request body is larger than 64 KiB"
+			msg = bodyTooLarge
 		case http.StatusBadRequest:
 			// fasthttp's parse errors quote the raw request back; the client already has it.
 			msg = "malformed HTTP request"
@@ -109,27 +109,25 @@ func shorten(msg string) string {
 	return string([]rune(msg)[:maxMessage-1]) + "…"
 }
 
-// ErrorHandler writes every error as an Error body with the matching status (under /admin, as
+// errorHandler writes every error as an Error body with the matching status (under /admin, as
 // an HTML page with that status). Internal errors are logged with the request id; their details
-// never reach the client. NewServer installs it; Register completes it with the /v1 gate.
-type ErrorHandler struct {
-	log  *slog.Logger
-	gate func(*fiber.Ctx) error
+// never reach the client.
+type errorHandler struct {
+	log *slog.Logger
+	// admit is the /v1 admission check (admit), run here on a request the HTTP server refused
+	// before any middleware.
+	admit func(*fiber.Ctx) error
 }
 
-// NewErrorHandler returns the service's one error handler.
-func NewErrorHandler(log *slog.Logger) *ErrorHandler { return &ErrorHandler{log: log} }
-
-// Handle is the fiber.ErrorHandler.
-func (h *ErrorHandler) Handle(c *fiber.Ctx, err error) error {
+func (h errorHandler) handle(c *fiber.Ctx, err error) error {
 	ensureSecurityHeaders(c)
 	if requestID(c) == "" {
 		// fasthttp refused the request before any middleware ran.
 		assignRequestID(c)
-		if errors.Is(err, fiber.ErrRequestEntityTooLarge) && h.gate != nil && isV1(c.Path()) {
+		if errors.Is(err, fiber.ErrRequestEntityTooLarge) && isV1(c.Path()) {
 			// Its headers were read in full: authenticate and count it like any /v1 request,
 			// so the 413 carries the rate-limit headers (or the gate's own 401 or 429 wins).
-			if gerr := h.gate(c); gerr != nil {
+			if gerr := h.admit(c); gerr != nil {
 				err = gerr
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/gofiber/fiber/v2/utils"
+	"github.com/petstore/petstore/models"
 )
 
 const headerRequestID = "X-Request-ID"
@@ -67,4 +68,11 @@ func withDeadline(d time.Duration) fiber.Handler {
 		c.SetUserContext(ctx)
 		return c.Next()
 	}
+}
+
+// mayReadReplicas lets the request's reads that tolerate replication lag go to a read replica
+// (models.MayReadReplica).
+func mayReadReplicas(c *fiber.Ctx) error {
+	c.SetUserContext(models.MayReadReplica(c.UserContext()))
+	return c.Next()
 }

@@ -16,16 +16,21 @@ import (
 	"github.com/petstore/petstore/models"
 )
 
-// MaxBodyBytes is the largest request body the service accepts (413 above 64 KiB).
-const MaxBodyBytes = 64 << 10
+// Request bodies: the service accepts up to MaxBodyBytes and refuses a larger one with 413
+// payload_too_large. The HTTP server reads bodies up to readLimit before it refuses on its own,
+// so that a body a little over MaxBodyBytes gets that answer through the routes (on /v1 after the
+// gate, counted and with the rate-limit headers) rather than a closed connection, which a client
+// still sending may see as a reset. Past readLimit the server stops reading, and the error
+// handler still admits a /v1 request so its 413 carries the same headers.
+const (
+	MaxBodyBytes = 64 << 10
+	readLimit    = 1 << 20
+	bodyTooLarge = "request body is larger than 64 KiB"
+)
 
-// limitBody refuses a body over MaxBodyBytes. On /v1 it runs after the gate, so the 413 is
-// counted and carries the rate-limit headers like every /v1 answer. The HTTP server reads bodies
-// up to a larger bound (app's readLimit), so such a body is answered in the ordinary way instead
-// of by a closed connection, which a client still sending may see as a reset.
 func limitBody(c *fiber.Ctx) error {
 	if len(c.Request().Body()) > MaxBodyBytes {
-		return &models.Error{Code: codeTooLarge, Message: "request body is larger than 64 KiB"}
+		return &models.Error{Code: codeTooLarge, Message: bodyTooLarge}
 	}
 	return c.Next()
 }
@@ -59,7 +64,7 @@ func decodeJSON(c *fiber.Ctx, dst any, also ...string) error {
 		return err
 	}
 	if enc := c.Get(fiber.HeaderContentEncoding); enc != "" && !strings.EqualFold(enc, "identity") {
-		// Decompressing would let 64 KiB on the wire become far more in memory.
+		// Decompressing would let a body within the limit on the wire become far more in memory.
 		return &models.Error{Code: codeMediaType, Message: "Content-Encoding " + strconv.Quote(enc) + " is not supported: send the JSON uncompressed"}
 	}
 	body := c.Request().Body()

@@ -17,9 +17,7 @@ import (
 
 // Deps are everything the routes need; NewServer in package app builds them.
 type Deps struct {
-	// Errors is the server's error handler; Register gives it the /v1 gate.
-	Errors *ErrorHandler
-	Log    *slog.Logger
+	Log *slog.Logger
 	// AccessLog gets one line per request; nil writes them to Log.
 	AccessLog  AccessLog
 	DB         *gorm.DB
@@ -54,16 +52,9 @@ type Deps struct {
 	Metrics *metrics.Metrics
 	// ReplicasReady checks the read replicas for /readyz; nil when there are none.
 	ReplicasReady ReadyCheck
-	// AdminPets and AdminCategories serve the admin pages. They read from the primary even with
-	// read replicas, so staff see their own changes on the page they are sent to next.
-	AdminPets       *models.PetStore
-	AdminCategories *models.CategoryStore
-	// Audit reads the audit log, from the primary too.
-	Audit *models.AuditStore
-	// Events and Webhooks serve the events and the webhook endpoints, from the primary: a client
-	// reads what it just changed.
-	Events   *models.EventStore
-	Webhooks *models.WebhookStore
+	Audit         *models.AuditStore
+	Events        *models.EventStore
+	Webhooks      *models.WebhookStore
 	// CORSOrigins are the browser origins allowed to call /v1; empty turns CORS off.
 	CORSOrigins []string
 	// PublicURL is where clients reach the service, without /v1: the absolute URLs of Link and
@@ -71,8 +62,23 @@ type Deps struct {
 	PublicURL string
 }
 
-// Register adds every route of the service to app.
-func Register(app *fiber.App, d Deps) {
+// New builds the service's HTTP server on d, with every route. server carries the settings of
+// the deployment (timeouts, trusted proxies); New sets those the routes depend on: the error
+// handler, the body limits and the JSON encoder.
+func New(server fiber.Config, d Deps) *fiber.App {
+	check := admit(d.Gate, d.Metrics)
+	server.ErrorHandler = errorHandler{log: d.Log, admit: check}.handle
+	server.BodyLimit = readLimit
+	server.JSONEncoder = models.EncodeJSON
+	// Nothing here takes uploads: a multipart body is not parsed while it is read, before
+	// authentication and the limits, but refused like any body that is not JSON.
+	server.DisablePreParseMultipartForm = true
+	app := fiber.New(server)
+	register(app, d, check)
+	return app
+}
+
+func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	// First, outside accessLog (which answers errors), so it counts the status clients get.
 	app.Use(d.Metrics.Middleware())
 	access := d.AccessLog
@@ -80,7 +86,7 @@ func Register(app *fiber.App, d Deps) {
 		access = SlogAccessLog(d.Log)
 	}
 	// Without a trusted proxy no request's forwarding headers count, and fiber need not be asked
-	// whether each request came through one (NewServer always has it check).
+	// whether each request came through one (app's NewServer always has it check).
 	cfg := app.Config()
 	proxies := !cfg.EnableTrustedProxyCheck || len(cfg.TrustedProxies) > 0
 	app.Use(withRequestID(), accessLog(access, proxies), recoverPanics(d.Log))
@@ -117,10 +123,10 @@ func Register(app *fiber.App, d Deps) {
 	app.Get("/favicon.ico", serveFavicon)
 
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
-	v1 := app.Group("/v1", withDeadline(d.DBTimeout))
-	check := admit(d)
+	// The API's reads of the catalogue may come from a read replica, a moment behind the
+	// primary; the admin pages' never do, so staff see their own changes.
+	v1 := app.Group("/v1", withDeadline(d.DBTimeout), mayReadReplicas)
 	v1.Use(authenticate(check), limitBody)
-	d.Errors.gate = check
 	idem := idempotent(d.IdemKeys, d.Log)
 	base := publicBase{url: d.PublicURL, proxies: proxies}
 	// Each operation first names the scope it needs (need); the document publishes the same as
