@@ -73,7 +73,7 @@ lint:
 	  "$$gosec" -test=false ./...
 
 # The breaking-change gate: docs/openapi.json against the document of the last release in
-# docs/releases/ (highest version), with oasdiff; see tools/apicompat and the README's Versioning.
+# docs/releases/ (highest version), with oasdiff; see tools/apicompat and docs/api-guide.md's Versioning.
 api-compat:
 	$(GO) run ./tools/apicompat -oasdiff "$$($(TOOLS) -n oasdiff)"
 
@@ -109,7 +109,7 @@ image-standin:
 
 # Load benchmark of the service against two hand-written fiber + pgx servers, with wrk and a Go
 # load generator (about five minutes; needs PostgreSQL, installs wrk when absent). Not part of CI;
-# see the README's Performance section.
+# see docs/performance.md.
 .PHONY: bench
 bench:
 	bash bench/run.sh

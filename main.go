@@ -1,4 +1,4 @@
-// Command petstore is the Pet Store service; see the README.
+// Command petstore is the Pet Store service; see the README and the guides in docs/.
 package main
 
 import (

@@ -349,8 +349,8 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	// Ada changes her own password on her account page.
 	c.submit(`[data-testid="account-link"]`)
 	c.fill("#current", "not my password")
-	c.fill("#password", "ada's new password")
-	c.fill("#repeat", "ada's new password")
+	c.fill("#password", "the admin's new password")
+	c.fill("#repeat", "the admin's new password")
 	if status := c.submit(`[data-testid="change-password-submit"]`); status != 400 {
 		t.Fatalf("a wrong current password answered %d", status)
 	}
@@ -359,8 +359,8 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	}
 	c.shot("19-account-refused")
 	c.fill("#current", adminPassword)
-	c.fill("#password", "ada's new password")
-	c.fill("#repeat", "ada's new password")
+	c.fill("#password", "the admin's new password")
+	c.fill("#repeat", "the admin's new password")
 	c.submit(`[data-testid="change-password-submit"]`)
 	if got := c.text(`[data-testid="flash"]`); !strings.HasPrefix(got, "Your password has been changed.") {
 		t.Fatalf("after changing the password: %q", got)
@@ -407,8 +407,8 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	}
 	c.shot("25-account-must-change")
 	c.fill("#current", oneTime)
-	c.fill("#password", "sam's own password")
-	c.fill("#repeat", "sam's own password")
+	c.fill("#password", "the clerk's own password")
+	c.fill("#repeat", "the clerk's own password")
 	c.submit(`[data-testid="change-password-submit"]`)
 	c.open("/admin/pets")
 	if loc := c.location(); loc != "/admin/pets" {

@@ -270,12 +270,12 @@ func TestAdminsManageStaffAccounts(t *testing.T) {
 		p.Doc.Find("#role option[selected]").AttrOr("value", "") != "admin" {
 		t.Fatal("the form must keep the username and role, and never the password")
 	}
-	p = b.Post(t, "/admin/staff", url.Values{"username": {"Nia"}, "password": {"nia's password 1"}, "role": {"staff"}})
+	p = b.Post(t, "/admin/staff", url.Values{"username": {"Nia"}, "password": {"new clerk password 1"}, "role": {"staff"}})
 	wantStatus(t, p, http.StatusSeeOther)
 	if got := b.Follow(t, p).Text("flash"); got != "Added staff nia." {
 		t.Fatalf("flash %q", got)
 	}
-	s.NewBrowser(t).Login(t, "nia", "nia's password 1")
+	s.NewBrowser(t).Login(t, "nia", "new clerk password 1")
 	if p := b.Post(t, "/admin/staff", url.Values{"username": {"nia"}, "password": {"another password"}, "role": {"staff"}}); p.StatusCode != http.StatusConflict || !strings.Contains(p.Text("error-username"), "taken") {
 		t.Fatalf("duplicate username: %d %q", p.StatusCode, p.Text("error-username"))
 	}

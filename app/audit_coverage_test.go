@@ -70,6 +70,7 @@ func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
 		// The admin pages.
 		ada := s.NewBrowser(t)
 		ada.Login(t, "ada", adminPassword)
+		expect("staff:ada", "staff", "log_in")
 		post := func(target string, form url.Values) {
 			t.Helper()
 			if res := ada.Post(t, target, form); res.StatusCode != http.StatusSeeOther && res.StatusCode != http.StatusOK {
@@ -124,7 +125,7 @@ func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
 		expect("staff:ada", "api_key", "update")
 		post(keyPage+"/revoke", nil)
 		expect("staff:ada", "api_key", "revoke")
-		post("/admin/staff", url.Values{"username": {"tom"}, "password": {"tom's password 1"}, "role": {"staff"}})
+		post("/admin/staff", url.Values{"username": {"tom"}, "password": {"new hire password 1"}, "role": {"staff"}})
 		expect("staff:ada", "staff", "create")
 		tom := itoa(staffID(t, s, "tom"))
 		post("/admin/staff/"+tom+"/password", nil)
@@ -135,7 +136,7 @@ func TestEveryChangeThroughTheAPIOrTheAdminPagesIsAudited(t *testing.T) {
 		expect("staff:ada", "staff", "enable")
 		post("/admin/clients/"+itoa(s.ClientID)+"/endpoints/"+itoa(hook.ID)+"/enable", nil)
 		expect("staff:ada", "webhook_endpoint", "enable")
-		post("/admin/account/password", url.Values{"current": {adminPassword}, "password": {"ada's new password"}, "repeat": {"ada's new password"}})
+		post("/admin/account/password", url.Values{"current": {adminPassword}, "password": {"the admin's new password"}, "repeat": {"the admin's new password"}})
 		expect("staff:ada", "staff", "change_password")
 		send(http.MethodDelete, hookPath, nil, http.StatusNoContent)
 		expect(api, "webhook_endpoint", "delete")

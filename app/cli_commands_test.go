@@ -181,3 +181,60 @@ func runIn(t *testing.T, env map[string]string, stdin string, args ...string) (s
 		strings.NewReader(stdin), &out, &errOut)
 	return out.String(), errOut.String(), err
 }
+
+// A command or subcommand mistyped by a letter or two is answered with the one meant.
+func TestAMistypedCommandSuggestsTheOneMeant(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"key", "create"}, `unknown command "key"; did you mean "keys"?`},
+		{[]string{"client", "list"}, `unknown command "client"; did you mean "clients"?`},
+		{[]string{"migrte"}, `unknown command "migrte"; did you mean "migrate"?`},
+		{[]string{"keys", "crate"}, `keys: unknown subcommand "crate"; did you mean "create"?`},
+		{[]string{"keys", "set-plans", "1", "pro"}, `keys: unknown subcommand "set-plans"; did you mean "set-plan"?`},
+		{[]string{"clients", "lst"}, `clients: unknown subcommand "lst"; did you mean "list"?`},
+		{[]string{"staff", "set-pasword"}, `did you mean "set-password"?`},
+	} {
+		_, stderr, err := run(t, env, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(stderr, "Usage") {
+			t.Errorf("petstore %s: %v, want %q; standard error %q", strings.Join(c.args, " "), err, c.says, stderr)
+		}
+	}
+	if _, _, err := run(t, env, "frobnicate"); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("petstore frobnicate: %v, want no suggestion: no command is near it", err)
+	}
+	if _, err := os.Stat(env["PETSTORE_DB_PATH"]); err == nil {
+		t.Error("a mistyped command made a database")
+	}
+}
+
+// keys create without --plan, or with one that is no plan, says so plainly and lists the plans
+// with their limits, before it opens a database.
+func TestKeysCreateWithoutAPlanSaysItIsRequiredAndListsThePlans(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PETSTORE_DB_PATH": t.TempDir() + "/p.db"}
+	plans := "the plans are:\n" +
+		"  free        60 per minute, 1000 per day\n" +
+		"  pro         300 per minute, 10000 per day\n" +
+		"  business    1000 per minute, 100000 per day\n" +
+		"  enterprise  limits of its own: --per-minute N --per-day N"
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--name", "demo"}, "keys create: --plan is required; " + plans},
+		{[]string{"--name", "demo", "--plan", "gold"}, `keys create: --plan "gold" is not a plan; ` + plans},
+		{[]string{"--plan", "free"}, "keys create: --name is required"},
+	} {
+		stdout, _, err := run(t, env, append([]string{"keys", "create"}, c.args...)...)
+		if err == nil || err.Error() != c.says && !strings.HasPrefix(err.Error(), c.says) || stdout != "" {
+			t.Errorf("keys create %s: %v\nwant %s", strings.Join(c.args, " "), err, c.says)
+		}
+	}
+	if _, err := os.Stat(env["PETSTORE_DB_PATH"]); err == nil {
+		t.Error("keys create without a plan made a database")
+	}
+}

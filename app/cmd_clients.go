@@ -58,7 +58,7 @@ func runClients(e *env, name string, rest []string) error {
 	case "list":
 	default:
 		fmt.Fprint(e.stderr, clientsUsage)
-		return fmt.Errorf("clients: unknown subcommand %q", name)
+		return fmt.Errorf("clients: unknown subcommand %q%s", name, didYouMean(name, []string{"create", "list"}))
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: petstore clients %s [flags]\n\nFlags:\n", name)

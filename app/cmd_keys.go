@@ -48,18 +48,22 @@ revocation, a plan or scope change or an unban made here within a second.
 Run 'petstore keys <subcommand> --help' for its flags.
 `
 
-// keySub is one subcommand of keys: its positional arguments and what it does with them.
+// keySub is one subcommand of keys: its positional arguments, what it checks before opening
+// the database (a mistake in the flags should not wait for a migration), and what it does.
 type keySub struct {
-	args []string
-	run  func(ctx context.Context, keys *models.APIKeyStore, args []string) error
+	args  []string
+	check func() error
+	run   func(ctx context.Context, keys *models.APIKeyStore, args []string) error
 }
+
+var keySubcommands = []string{"create", "list", "revoke", "unban", "set-plan", "set-scopes"}
 
 func runKeys(e *env, name string, rest []string) error {
 	fs := flag.NewFlagSet("keys "+name, flag.ContinueOnError)
 	sub, ok := keySubcommand(e, fs, name)
 	if !ok {
 		fmt.Fprint(e.stderr, keysUsage)
-		return fmt.Errorf("keys: unknown subcommand %q", name)
+		return fmt.Errorf("keys: unknown subcommand %q%s", name, didYouMean(name, keySubcommands))
 	}
 	verboseFlag(fs, e)
 	fs.Usage = func() {
@@ -77,6 +81,11 @@ func runKeys(e *env, name string, rest []string) error {
 	if len(args) != len(sub.args) {
 		fs.Usage()
 		return fmt.Errorf("keys %s: want %s, got %d arguments", name, strings.Join(sub.args, " "), len(args))
+	}
+	if sub.check != nil {
+		if err := sub.check(); err != nil {
+			return err
+		}
 	}
 	db, err := OpenDB(e.ctx, e.cfg, e.log)
 	if err != nil {
@@ -145,7 +154,19 @@ func keySubcommand(e *env, fs *flag.FlagSet, name string) (keySub, bool) {
 		fs.IntVar(&n.PerDay, "per-day", 0, "requests per day (enterprise only, required there)")
 		expires := fs.String("expires", "", "when the key stops working, RFC 3339 (e.g. 2031-01-01T00:00:00Z); never when empty")
 		asJSON := fs.Bool("json", false, "print one JSON object with the key and its details")
-		return keySub{run: func(ctx context.Context, keys *models.APIKeyStore, _ []string) error {
+		check := func() error {
+			if strings.TrimSpace(n.Name) == "" {
+				return errors.New("keys create: --name is required: a name that says whose key it is")
+			}
+			if n.Plan == "" {
+				return fmt.Errorf("keys create: --plan is required; the plans are:\n%s", plansText())
+			}
+			if _, err := models.ParsePlan("plan", n.Plan); err != nil {
+				return fmt.Errorf("keys create: --plan %q is not a plan; the plans are:\n%s", n.Plan, plansText())
+			}
+			return nil
+		}
+		return keySub{check: check, run: func(ctx context.Context, keys *models.APIKeyStore, _ []string) error {
 			if *expires != "" {
 				t, err := time.Parse(time.RFC3339, *expires)
 				if err != nil {
@@ -305,6 +326,19 @@ func keyView(k *models.APIKey, now time.Time) keyJSON {
 	return keyJSON{ID: k.ID, Prefix: k.Prefix, Name: k.Name, Client: k.ClientID, Scopes: k.Scopes.Strings(), Plan: string(k.Plan), PerMinute: l.PerMinute,
 		PerDay: l.PerDay, State: k.State(now), ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
 		BannedUntil: k.BannedUntil, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt}
+}
+
+// plansText lists the plans and their limits, one a line, for a message.
+func plansText() string {
+	var b strings.Builder
+	for _, p := range models.Plans {
+		if p.Custom {
+			fmt.Fprintf(&b, "  %-11s limits of its own: --per-minute N --per-day N\n", p.Plan)
+		} else {
+			fmt.Fprintf(&b, "  %-11s %d per minute, %d per day\n", p.Plan, p.Limits.PerMinute, p.Limits.PerDay)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func planText(k *models.APIKey) string {

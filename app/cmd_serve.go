@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/petstore/petstore/metrics"
@@ -38,6 +40,14 @@ func serve(e *env) error {
 	defer lines.Close()
 	e.log = NewLogger(e.cfg, lines.Immediate())
 	cfg, log := e.cfg, e.log
+	// The port first: a service that cannot listen stops before it touches the database, and
+	// before a first start prints the admin password the user would then have to find again.
+	// A client that connects meanwhile waits for its answer rather than being refused.
+	ln, err := listen("PETSTORE_ADDR", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	db, err := OpenDB(e.ctx, cfg, log)
 	if err != nil {
 		return err
@@ -85,10 +95,6 @@ func serve(e *env) error {
 		}
 		defer stop()
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("PETSTORE_ADDR: %w", err)
-	}
 	log.Info("listening", "addr", ln.Addr().String(), "version", buildVersion(), "startup", time.Since(start).String())
 
 	go func() { errc <- server.Listener(ln) }()
@@ -105,12 +111,31 @@ func serve(e *env) error {
 	return nil
 }
 
+// listen opens the listener of the variable name's address, and says what to change when the
+// address is taken.
+func listen(name, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		host, port, _ := net.SplitHostPort(addr)
+		next := ":8081"
+		if p, err := strconv.Atoi(port); err == nil && p < 65535 {
+			next = net.JoinHostPort(host, strconv.Itoa(p+1))
+		}
+		return nil, fmt.Errorf("%s=%s: the address is already in use: another program (or another petstore) listens on port %s; stop it, or set %s to another address, such as %s=%s",
+			name, addr, port, name, name, next)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s=%s: %w", name, addr, err)
+	}
+	return ln, nil
+}
+
 // serveMetrics serves Prometheus's /metrics on a listener of its own, apart from the public
 // one, and returns the function that stops it. A failure of the listener goes to errc.
 func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger, errc chan<- error) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen("PETSTORE_METRICS_ADDR", addr)
 	if err != nil {
-		return nil, fmt.Errorf("PETSTORE_METRICS_ADDR: %w", err)
+		return nil, err
 	}
 	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
 	go func() {

@@ -32,7 +32,10 @@ var staffCommand = command{
 			args := fs.Args()
 			if len(args) == 0 || (args[0] != "create" && args[0] != "set-password") {
 				fs.Usage()
-				return errors.New("staff: the subcommands are create and set-password")
+				if len(args) == 0 {
+					return errors.New("staff: the subcommands are create and set-password")
+				}
+				return fmt.Errorf("staff: the subcommands are create and set-password%s", didYouMean(args[0], []string{"create", "set-password"}))
 			}
 			sub := args[0]
 			if err := parseFlags(fs, args[1:], e); err != nil {

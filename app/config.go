@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 	// The store's time zone must load on a machine or image without the system's zoneinfo.
 	_ "time/tzdata"
 
@@ -20,8 +19,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Config is the service's configuration, read from environment variables. The README's
-// configuration table lists the same variables; keep the two in step.
+// Config is the service's configuration, read from environment variables. The operations
+// guide's configuration table (docs/operations.md) lists the same variables; keep the two in step.
 type Config struct {
 	Addr              string        // PETSTORE_ADDR
 	DatabaseURL       string        // DATABASE_URL; empty selects the embedded SQLite store
@@ -78,7 +77,7 @@ type Config struct {
 func LoadConfig(getenv func(string) string) (Config, error) {
 	e := envReader{getenv: getenv}
 	c := Config{
-		Addr:              e.str("PETSTORE_ADDR", ":8080"),
+		Addr:              e.listenAddr("PETSTORE_ADDR", ":8080"),
 		DatabaseURL:       e.str("DATABASE_URL", ""),
 		DBPath:            e.str("PETSTORE_DB_PATH", "petstore.db"),
 		RedisURL:          e.str("REDIS_URL", ""),
@@ -144,8 +143,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			e.fail("REDIS_URL", "%v", err)
 		}
 	}
-	if p := c.AdminPassword; p != "" && (utf8.RuneCountInString(p) < models.MinPasswordLength || len(p) > models.MaxPasswordBytes) {
-		e.fail("PETSTORE_ADMIN_PASSWORD", "must have %d characters to %d bytes", models.MinPasswordLength, models.MaxPasswordBytes)
+	if p := c.AdminPassword; p != "" {
+		if err := models.ValidatePassword("password", p, "admin"); err != nil {
+			e.fail("PETSTORE_ADMIN_PASSWORD", "%s", strings.TrimPrefix(err.Message, "password: "))
+		}
 	}
 	if c.DBPath == "" {
 		e.fail("PETSTORE_DB_PATH", "must not be empty")
@@ -176,6 +177,16 @@ func (e *envReader) str(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// listenAddr reads the public listen address: a port after a colon, a host before it optional.
+func (e *envReader) listenAddr(name, def string) string {
+	addr := e.str(name, def)
+	_, port, err := net.SplitHostPort(addr)
+	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
+		e.fail(name, "must be a listen address, a port after a colon with an optional host before it, such as :8080 or 127.0.0.1:8080; got %q", addr)
+	}
+	return addr
 }
 
 // privateAddr reads the listen address of a listener apart from the public one (what names what

@@ -21,6 +21,10 @@ type DeliveryOptions struct {
 	Metrics *metrics.Metrics
 	// Poll is how often an idle worker looks for deliveries (default deliveryPoll).
 	Poll time.Duration
+	// AttemptTimeout bounds an attempt (default 10 s, the decided one) and TimeoutPause is how
+	// long an endpoint that keeps timing out is paused (default models.DefaultTimeoutPause):
+	// tests shorten both.
+	AttemptTimeout, TimeoutPause time.Duration
 }
 
 // deliveryPoll is how long a new delivery may wait before an idle instance picks it up: River
@@ -66,8 +70,8 @@ func StartDeliveries(ctx context.Context, cfg Config, log *slog.Logger, db *gorm
 	if err != nil {
 		return nil, err
 	}
-	client := newWebhookClient(cfg)
-	store := newWebhookStore(db, client, o.Now)
+	client := webhooks.NewClient(webhooks.ClientOptions{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: o.AttemptTimeout})
+	store := models.NewWebhookStore(db, models.WebhookOptions{Check: client.CheckURL, NewSecret: webhooks.NewSecret, Now: o.Now, TimeoutPause: o.TimeoutPause})
 	worker := &webhooks.Worker{Store: store, Client: client, Now: o.Now, Delays: cfg.WebhookRetryDelays, Log: log}
 	worker.Outcome = o.Metrics.WatchDeliveries(func(ctx context.Context) (int64, time.Time, error) {
 		st, err := store.Queue(ctx)

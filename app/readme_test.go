@@ -30,11 +30,13 @@ func quickStartEnv(extra ...string) []string {
 	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, extra...)
 }
 
-// The README's Quick start, run as a newcomer runs it: its first block builds the binary and
-// starts the service, the next ones send requests from another shell. The service listens on a
-// free port given through PETSTORE_ADDR, which the requests' "localhost:8080" is changed to.
+// The README's Quick start, run as a newcomer runs it, step by step: its first sh block builds
+// the binary, its second starts the service, whose standard error shows the admin password as the
+// Quick start's text block does, and the next blocks send requests from another shell; then the
+// API guide's examples go on in that shell, and Ctrl-C stops the service. The service listens on
+// a free port given through PETSTORE_ADDR, which the requests' "localhost:8080" is changed to.
 // Every curl must answer 2xx.
-func TestTheQuickStartWorksAsWritten(t *testing.T) {
+func TestTheQuickStartAndTheAPIGuidesExamplesWorkAsWritten(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -42,32 +44,70 @@ func TestTheQuickStartWorksAsWritten(t *testing.T) {
 		}
 		t.Skip("curl not found: the README's Quick start is not run")
 	}
-	blocks := readMarkdown(t, filepath.Join(repoRoot, "README.md")).sectionBlocks("Quick start", "sh")
-	if len(blocks) < 2 {
-		t.Fatalf("README.md's Quick start has %d sh blocks; want the one that builds and starts the service, then requests", len(blocks))
+	readme := readMarkdown(t, filepath.Join(repoRoot, "README.md"))
+	blocks := readme.sectionBlocks("Quick start", "sh")
+	if len(blocks) < 3 {
+		t.Fatalf("README.md's Quick start has %d sh blocks; want the build, the start of the service, then requests", len(blocks))
+	}
+	build, serve := strings.TrimSpace(blocks[0].text), strings.TrimSpace(blocks[1].text)
+	if strings.Contains(build, "\n") || strings.Contains(serve, "\n") {
+		t.Fatalf("README.md:%d and %d: want one command to build and one to start the service; got\n%s\n%s", blocks[0].line, blocks[1].line, build, serve)
+	}
+	password := readme.sectionBlocks("Quick start", "text")
+	if len(password) != 1 || !strings.Contains(password[0].text, "<generated>") {
+		t.Fatalf("README.md's Quick start has %d text blocks; want one, the admin password's lines with <generated> for the password", len(password))
 	}
 	dir := t.TempDir()
-
-	// The first block is one line, "<go build ...> && <the service>". The build runs as written
-	// in the repository's folder, its output into the test's folder: the service then runs there
-	// as it would in the reader's clone, with its database beside it.
-	build, serve, ok := strings.Cut(strings.TrimSpace(blocks[0].text), " && ")
-	if !ok || strings.Contains(serve, "\n") {
-		t.Fatalf("README.md:%d: want one line that builds and starts the service, as \"go build -o petstore . && ./petstore\"; got\n%s", blocks[0].line, blocks[0].text)
-	}
 	buildQuickStart(t, build, dir)
 
 	port := freePort(t)
-	stopService := startQuickStartService(t, serve, dir, port)
-	defer stopService()
+	service := startQuickStartService(t, serve, dir, port)
+	defer service.kill()
 
-	for _, b := range blocks[1:] {
-		script := strings.ReplaceAll(b.text, "localhost:8080", "localhost:"+port)
-		if !strings.Contains(script, "localhost:"+port) {
-			t.Errorf("README.md:%d: the requests do not go to localhost:8080", b.line)
-		}
-		runCurls(t, b, script, dir)
+	// What the service printed must read as the README shows it, whatever password it made.
+	shown := regexp.QuoteMeta(strings.TrimSpace(password[0].text))
+	shown = strings.Replace(shown, regexp.QuoteMeta("<generated>"), `\S{12,}`, 1)
+	if !regexp.MustCompile(`(?m)^` + shown + `$`).MatchString(service.logs.String()) {
+		t.Errorf("README.md:%d: the service's first start does not print the admin password as the README shows:\n%s\nit printed:\n%s", password[0].line, password[0].text, service.logs)
 	}
+
+	for _, b := range blocks[2:] {
+		runCurls(t, "README.md", b, forPort(t, "README.md", b, port), dir)
+	}
+
+	// The API guide's examples go on in the Quick start's shell, where $KEY holds a key.
+	issue := exec.Command(filepath.Join(dir, "petstore"), "keys", "create", "--name", "guide", "--plan", "pro") // #nosec G204 -- the binary the test built
+	issue.Dir, issue.Env = dir, quickStartEnv()
+	key, err := issue.Output()
+	if err != nil {
+		t.Fatalf("keys create: %v", err)
+	}
+	guide := readMarkdown(t, filepath.Join(repoRoot, "docs", "api-guide.md"))
+	var examples []codeBlock
+	for _, section := range []string{"Changing and deleting pets", "Store orders and the pet lifecycle"} {
+		examples = append(examples, guide.sectionBlocks(section, "sh")...)
+	}
+	if len(examples) < 2 {
+		t.Fatalf("docs/api-guide.md has %d sh blocks of requests; want those of changing pets and of orders", len(examples))
+	}
+	for _, b := range examples {
+		runCurls(t, "docs/api-guide.md", b, forPort(t, "docs/api-guide.md", b, port), dir, "KEY="+strings.TrimSpace(string(key)))
+	}
+
+	// Step 5: Ctrl-C (SIGINT to the terminal's foreground process group) stops it, cleanly.
+	if err := service.interrupt(30 * time.Second); err != nil {
+		t.Errorf("Ctrl-C: %v\n%s", err, service.logs)
+	}
+}
+
+// forPort points a block's requests at the test's port.
+func forPort(t *testing.T, file string, b codeBlock, port string) string {
+	t.Helper()
+	script := strings.ReplaceAll(b.text, "localhost:8080", "localhost:"+port)
+	if !strings.Contains(script, "localhost:"+port) {
+		t.Errorf("%s:%d: the requests do not go to localhost:8080", file, b.line)
+	}
+	return script
 }
 
 // buildQuickStart runs the README's build command in the repository's folder, with its -o
@@ -92,42 +132,69 @@ func buildQuickStart(t *testing.T, command, dir string) {
 	}
 }
 
+// quickStartService is the README's service, running in a process group of its own as in a
+// terminal.
+type quickStartService struct {
+	cmd    *exec.Cmd
+	logs   *apptest.LogBuffer
+	exited chan error
+}
+
+// kill stops the service, if it still runs, and anything it started.
+func (s *quickStartService) kill() {
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.exited
+}
+
+// interrupt does what Ctrl-C does in the service's terminal and requires it to exit 0 within
+// limit.
+func (s *quickStartService) interrupt(limit time.Duration) error {
+	if err := syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		return err
+	}
+	select {
+	case err := <-s.exited:
+		s.exited <- err // for kill
+		if err != nil {
+			return fmt.Errorf("the service exited with %v", err)
+		}
+		return nil
+	case <-time.After(limit):
+		return fmt.Errorf("the service still runs %s after SIGINT", limit)
+	}
+}
+
 // startQuickStartService runs serve in a shell in dir on port and waits until it answers
-// /healthz. The returned function stops it (and anything it started).
-func startQuickStartService(t *testing.T, serve, dir, port string) func() {
+// /healthz.
+func startQuickStartService(t *testing.T, serve, dir, port string) *quickStartService {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", serve) // #nosec G204 -- the README's own command
 	cmd.Dir = dir
 	cmd.Env = quickStartEnv("PETSTORE_ADDR=127.0.0.1:" + port)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logs := &apptest.LogBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
+	s := &quickStartService{cmd: cmd, logs: &apptest.LogBuffer{}, exited: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}
+	go func() { s.exited <- cmd.Wait() }()
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
-		case err := <-exited:
-			t.Fatalf("the Quick start's service (%q) exited before answering: %v\n%s", serve, err, logs)
+		case err := <-s.exited:
+			t.Fatalf("the Quick start's service (%q) exited before answering: %v\n%s", serve, err, s.logs)
 		default:
 		}
 		if res, err := client.Get("http://127.0.0.1:" + port + "/healthz"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return stop
+				return s
 			}
 		}
 		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("the Quick start's service (%q) did not answer /healthz within 60s:\n%s", serve, logs)
+			s.kill()
+			t.Fatalf("the Quick start's service (%q) did not answer /healthz within 60s:\n%s", serve, s.logs)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -136,9 +203,9 @@ func startQuickStartService(t *testing.T, serve, dir, port string) func() {
 // curlStatus is what runCurls has every curl write to standard error after its answer.
 var curlStatus = regexp.MustCompile(`(?m)^README-CURL-STATUS (\d{3})$`)
 
-// runCurls runs a block of commands as a shell script in dir, stopping at the first that fails,
-// and requires every curl in it to have answered 2xx.
-func runCurls(t *testing.T, b codeBlock, script, dir string) {
+// runCurls runs a block of file's commands as a shell script in dir, with env added to the
+// shell's, stopping at the first that fails, and requires every curl in it to have answered 2xx.
+func runCurls(t *testing.T, file string, b codeBlock, script, dir string, env ...string) {
 	t.Helper()
 	wrapped := "set -euo pipefail\n" +
 		"curl() { command curl --write-out '%{stderr}\\nREADME-CURL-STATUS %{http_code}\\n' \"$@\"; }\n" +
@@ -147,13 +214,13 @@ func runCurls(t *testing.T, b codeBlock, script, dir string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", wrapped) // #nosec G204 -- the README's own commands
 	cmd.Dir = dir
-	cmd.Env = quickStartEnv()
+	cmd.Env = quickStartEnv(env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	report := fmt.Sprintf("README.md:%d:\n%s\nstandard output:\n%s\nstandard error:\n%s", b.line, script, &stdout, &stderr)
+	report := fmt.Sprintf("%s:%d:\n%s\nstandard output:\n%s\nstandard error:\n%s", file, b.line, script, &stdout, &stderr)
 	if err != nil {
-		t.Fatalf("the Quick start's commands failed: %v\n%s", err, report)
+		t.Fatalf("the commands failed: %v\n%s", err, report)
 	}
 	want := len(regexp.MustCompile(`(?m)^curl `).FindAllString(script, -1))
 	got := curlStatus.FindAllStringSubmatch(stderr.String(), -1)
@@ -195,33 +262,52 @@ func sameButVolatile(s string) string {
 	return timeText.ReplaceAllString(s, "<time>")
 }
 
-// The README's console sessions ("$ command" lines, each followed by what it prints on standard
-// output) are run with the real binary on a new embedded database, and each command must print
-// what the README shows, but for the keys and times that change on every run.
-func TestTheREADMEsCommandLineSessionsPrintWhatTheBinaryPrints(t *testing.T) {
+// The console sessions of the README and the guides ("$ command" lines, each followed by what it
+// prints on standard output) are run with the real binary on a new embedded database, and each
+// command must print what the page shows, but for the keys and times that change on every run.
+func TestTheGuidesCommandLineSessionsPrintWhatTheBinaryPrints(t *testing.T) {
 	t.Parallel()
-	sessions := readMarkdown(t, filepath.Join(repoRoot, "README.md")).blocks("console")
-	if len(sessions) == 0 {
-		t.Fatal("README.md has no console block")
-	}
+	pages := markdownPages(t)
 	bin := apptest.Binary(t)
-	for _, s := range sessions {
-		dir := t.TempDir()
-		if err := os.Symlink(bin, filepath.Join(dir, "petstore")); err != nil {
-			t.Fatal(err)
+	sessions := 0
+	for _, page := range pages {
+		for _, s := range readMarkdown(t, page).blocks("console") {
+			sessions++
+			runConsoleSession(t, bin, page, s)
 		}
-		for _, step := range consoleSteps(s) {
-			cmd := exec.Command("bash", "-c", step.command) // #nosec G204 -- the README's own commands
-			cmd.Dir = dir
-			cmd.Env = quickStartEnv()
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("README.md:%d: %s: %v\n%s", step.line, step.command, err, &stderr)
-			}
-			if got, want := sameButVolatile(stdout.String()), sameButVolatile(step.output); got != want {
-				t.Errorf("README.md:%d: %s prints\n%s\nwhere the README shows\n%s", step.line, step.command, &stdout, step.output)
-			}
+	}
+	if sessions == 0 {
+		t.Fatal("neither the README nor a guide has a console block")
+	}
+}
+
+// markdownPages are the README and the pages of docs/.
+func markdownPages(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{filepath.Join(repoRoot, "README.md")}, docs...)
+}
+
+func runConsoleSession(t *testing.T, bin, page string, s codeBlock) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(dir, "petstore")); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range consoleSteps(s) {
+		cmd := exec.Command("bash", "-c", step.command) // #nosec G204 -- the documentation's own commands
+		cmd.Dir = dir
+		cmd.Env = quickStartEnv()
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s:%d: %s: %v\n%s", page, step.line, step.command, err, &stderr)
+		}
+		if got, want := sameButVolatile(stdout.String()), sameButVolatile(step.output); got != want {
+			t.Errorf("%s:%d: %s prints\n%s\nwhere the page shows\n%s", page, step.line, step.command, &stdout, step.output)
 		}
 	}
 }
@@ -305,11 +391,7 @@ func TestNoFileNamesAPathOutsideTheRepository(t *testing.T) {
 // of its headings when it names one.
 func TestEveryRelativeLinkInTheDocumentsResolves(t *testing.T) {
 	t.Parallel()
-	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs = append([]string{filepath.Join(repoRoot, "README.md"), filepath.Join(repoRoot, "CHANGELOG.md")}, docs...)
+	docs := append(markdownPages(t), filepath.Join(repoRoot, "CHANGELOG.md"))
 	parsed := map[string]*markdownDoc{}
 	parse := func(path string) *markdownDoc {
 		if parsed[path] == nil {

@@ -8,10 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"syscall"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Version is stamped at build time with -ldflags "-X github.com/petstore/petstore/app.Version=...".
@@ -68,7 +72,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprint(w, "\nWith no command, petstore serves. Run 'petstore <command> --help' for a command's flags.\n"+
-		"Configuration comes from environment variables; see the README.\n")
+		"Configuration comes from environment variables; see docs/operations.md.\n")
 }
 
 // Run is the whole program; main only calls it. It returns when ctx is cancelled or on
@@ -91,7 +95,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd, ok := commands[name]
 	if !ok {
 		usage(stderr)
-		return fmt.Errorf("unknown command %q", name)
+		return fmt.Errorf("unknown command %q%s", name, didYouMean(name, slices.Collect(maps.Keys(commands))))
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -172,6 +176,21 @@ func (h quietHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h quietHandler) WithGroup(name string) slog.Handler {
 	return quietHandler{h.Handler.WithGroup(name), h.verbose}
+}
+
+// didYouMean names the one of names nearest to a mistyped one, as the go command and git do,
+// for a slip of a letter or two ("key" for "keys"); empty when none is that near.
+func didYouMean(name string, names []string) string {
+	best, nearest := "", 3
+	for _, n := range slices.Sorted(slices.Values(names)) {
+		if d := levenshtein.ComputeDistance(name, n); d < nearest {
+			best, nearest = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
 }
 
 // noArgs refuses positional arguments for commands that take none.

@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// sessionStorage keeps the admin pages' sessions (and the login throttle's counts) in Redis
+// sessionStorage keeps the admin pages' sessions (and the addresses staff sign in from) in Redis
 // when REDIS_URL is set, so every instance shares them; else in this instance's memory, bounded.
 // The client connects lazily: a Redis that is down at start fails the admin requests that need
 // it, not the whole service.
@@ -62,14 +62,13 @@ func (s prefixedStorage) Reset() error {
 
 func (s prefixedStorage) Close() error { return s.inner.Close() }
 
-// maxMemorySessions bounds the in-memory storage: sessions (a few hundred bytes each) and login
-// throttle counts, about 5 MB at most. Sessions are made only at login, and failed logins are
-// throttled per address, so reaching it takes many staff or many addresses.
+// maxMemorySessions bounds the in-memory storage: sessions (a few hundred bytes each) and the
+// addresses staff signed in from, about 5 MB at most. Only a successful login makes either, so
+// reaching it takes many staff or many addresses.
 const maxMemorySessions = 10_000
 
 // memoryStorage is a fiber.Storage in this instance's memory that holds at most max entries.
-// When it is full, a new entry first drops the expired ones, then the one that expires soonest:
-// a login throttle's count (an hour) before a session (PETSTORE_SESSION_TIMEOUT, 8 hours).
+// When it is full, a new entry first drops the expired ones, then the one that expires soonest.
 type memoryStorage struct {
 	mu      sync.Mutex
 	max     int

@@ -34,14 +34,14 @@ func TestStaffCreateMakesAnAccountThatCanLogIn(t *testing.T) {
 			t.Fatalf("staff create: %v\nstdout %s\nstderr %s", err, out, stderr)
 		}
 		db := apptest.OpenDB(t, cfg)
-		st, err := models.NewStaffStore(db).Authenticate(context.Background(), "ANN.LEE", "correct horse battery")
+		st, err := models.NewStaffStore(db).Authenticate(context.Background(), "ANN.LEE", "correct horse battery", "192.0.2.1")
 		if err != nil || st.Role != models.RoleAdmin {
 			t.Fatalf("log in as the new account: %v %+v", err, st)
 		}
 		if strings.Contains(st.PasswordHash, "horse") || !strings.HasPrefix(st.PasswordHash, "$2") {
 			t.Fatalf("password stored as %q, want a bcrypt hash", st.PasswordHash)
 		}
-		if _, err := models.NewStaffStore(db).Authenticate(context.Background(), "ann.lee", "wrong password!"); err != models.ErrBadLogin {
+		if _, err := models.NewStaffStore(db).Authenticate(context.Background(), "ann.lee", "wrong password!", "192.0.2.1"); err != models.ErrBadLogin {
 			t.Fatalf("wrong password: %v, want ErrBadLogin", err)
 		}
 
@@ -111,7 +111,7 @@ func TestFirstStartCreatesAnAdminAndPrintsItsPasswordOnce(t *testing.T) {
 	}
 	cfg, _ := app.LoadConfig(func(k string) string { return env[k] })
 	db := apptest.OpenDB(t, cfg)
-	if _, err := models.NewStaffStore(db).Authenticate(context.Background(), "admin", m[1]); err != nil {
+	if _, err := models.NewStaffStore(db).Authenticate(context.Background(), "admin", m[1], "192.0.2.1"); err != nil {
 		t.Fatalf("log in as admin with the printed password: %v", err)
 	}
 }
@@ -124,7 +124,7 @@ func TestFirstAdminPasswordCanComeFromTheEnvironment(t *testing.T) {
 	}
 	cfg, _ := app.LoadConfig(func(k string) string { return env[k] })
 	db := apptest.OpenDB(t, cfg)
-	if _, err := models.NewStaffStore(db).Authenticate(context.Background(), "admin", "a password from the env"); err != nil {
+	if _, err := models.NewStaffStore(db).Authenticate(context.Background(), "admin", "a password from the env", "192.0.2.1"); err != nil {
 		t.Fatalf("log in as admin with PETSTORE_ADMIN_PASSWORD: %v", err)
 	}
 	if _, _, err := runWithStdin(t, map[string]string{"PETSTORE_ADMIN_PASSWORD": "short"}, "", "migrate"); err == nil || !strings.Contains(err.Error(), "PETSTORE_ADMIN_PASSWORD") {

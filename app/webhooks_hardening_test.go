@@ -1,11 +1,18 @@
 package app_test
 
 import (
+	"context"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
@@ -180,6 +187,148 @@ func TestEventsNoKeyOfTheClientMayReadAnyMoreAreNotDelivered(t *testing.T) {
 		if len(attempts) != 2 || outcomes[models.EventPetCreated] != "delivered: " ||
 			outcomes[models.EventOrderPlaced] != "skipped: not sent: no API key of the client has the scope orders:read any more" {
 			t.Fatalf("attempts %v, want pet.created delivered and order.placed skipped for want of orders:read", outcomes)
+		}
+	})
+}
+
+// startDeliveries works the server's delivery queue as serve does, with o's changes, until the
+// test ends.
+func startDeliveries(t *testing.T, s *apptest.Server, o app.DeliveryOptions) {
+	t.Helper()
+	o.Poll = apptest.DeliveryPoll
+	stop, err := app.StartDeliveries(context.Background(), s.Cfg, s.Logs.Logger(), s.DB, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+}
+
+// A client whose receiver never answers holds at most its share of the delivery workers (4 per
+// endpoint, 8 per client): while 24 of its deliveries hang, another client's deliveries arrive
+// within a second of the time they take when nothing hangs (measured first, on the same server:
+// the shared machine's load alone can take most of a second).
+func TestOneClientsHangingEndpointDoesNotDelayAnotherClientsDeliveries(t *testing.T) {
+	t.Parallel() // its own servers and receivers
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, webhookConfig(t, store))
+		release := make(chan struct{})
+		var hung atomic.Int32
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.ReadAll(r.Body) // the server notices a closed connection once the body is read
+			hung.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}))
+		t.Cleanup(slow.Close)
+		fast := apptest.NewReceiver(t)
+		startDeliveries(t, s, app.DeliveryOptions{})
+		t.Cleanup(func() { close(release) }) // before the deliveries stop: they wait for the attempts under way
+
+		_, other := keyFor(t, s, "another shop", 0)
+		fastEP := addEndpoint(t, s.As(other), fast.URL+"/hook", "pet.created")
+		// More pets than there are workers (20): without a cap, the hanging attempts took them all.
+		const pets = 24
+		worst := func(round int) time.Duration {
+			for i := range pets {
+				createPetNamed(t, s, "Pet "+itoa(int64(round*pets+i)))
+			}
+			var worst time.Duration
+			for _, d := range fast.Wait(t, (round+1)*pets, 30*time.Second)[round*pets:] {
+				e := verified(t, d, fastEP.Secret)
+				worst = max(worst, d.At.Sub(e.CreatedAt))
+			}
+			return worst
+		}
+		alone := worst(0)
+		addEndpoint(t, s, slow.URL+"/hook", "pet.created")
+		beside := worst(1)
+		if beside > alone+time.Second {
+			t.Fatalf("beside a hanging endpoint the other client's deliveries took up to %s after their events, alone %s: want at most 1s more", beside, alone)
+		}
+		if n := hung.Load(); n < 1 || n > 4 {
+			t.Fatalf("%d attempts hang at the slow endpoint at once, want 1 to 4", n)
+		}
+	})
+}
+
+// An endpoint whose attempts keep timing out is paused: its deliveries wait, none is attempted
+// before the pause ends though the receiver answers again, and after it every one arrives.
+func TestAnEndpointThatKeepsTimingOutIsPausedAndItsDeliveriesArriveAfterwards(t *testing.T) {
+	t.Parallel() // its own servers and receivers
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, webhookConfig(t, store, 10*time.Millisecond))
+		var hang atomic.Bool
+		hang.Store(true)
+		var mu sync.Mutex
+		delivered := map[string]time.Time{}
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var e event
+			_ = json.NewDecoder(r.Body).Decode(&e)
+			if hang.Load() {
+				<-r.Context().Done() // the attempt timed out and closed the connection
+				return
+			}
+			mu.Lock()
+			if _, ok := delivered[e.ID]; !ok {
+				delivered[e.ID] = time.Now()
+			}
+			mu.Unlock()
+		}))
+		t.Cleanup(recv.Close)
+		const pause = 2 * time.Second
+		startDeliveries(t, s, app.DeliveryOptions{AttemptTimeout: 300 * time.Millisecond, TimeoutPause: pause})
+		ep := addEndpoint(t, s, recv.URL+"/hook", "pet.created")
+		for i := range 6 {
+			createPetNamed(t, s, "Pet "+itoa(int64(i)))
+		}
+
+		var paused models.WebhookEndpoint
+		deadline := time.Now().Add(20 * time.Second)
+		for paused.PausedUntil == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("endpoint not paused within 20 s: %+v", paused)
+			}
+			time.Sleep(20 * time.Millisecond)
+			if err := s.DB.Take(&paused, ep.ID).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(500 * time.Millisecond) // an attempt that began as the pause did times out
+		hang.Store(false)
+		if a := waitAttempt(t, s, ep.ID); !strings.Contains(a.Error, "timed out after 300ms") {
+			t.Fatalf("last attempt before the pause: %q", a.Error)
+		}
+
+		deadline = time.Now().Add(30 * time.Second)
+		for {
+			mu.Lock()
+			n := len(delivered)
+			mu.Unlock()
+			if n == 6 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of 6 deliveries arrived after the pause, want every one", n)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for id, at := range delivered {
+			if at.Before(*paused.PausedUntil) {
+				t.Errorf("%s delivered at %s, before the pause ended at %s", id, at.Format(time.StampMilli), paused.PausedUntil.Local().Format(time.StampMilli))
+			}
+		}
+		attempts, err := models.NewWebhookStore(s.DB, models.WebhookOptions{}).Attempts(t.Context(), ep.ID, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var said bool
+		for _, a := range attempts {
+			said = said || strings.Contains(a.Error, "attempts in a row timed out: deliveries to the endpoint wait until")
+		}
+		if !said {
+			t.Fatalf("no attempt says the endpoint was paused: %+v", attempts)
 		}
 	})
 }

@@ -5,8 +5,8 @@
 # and bench/ceiling4 once more as ceiling4a, sending the service's answer without its layers.
 # Each run is made with two load generators, wrk and bench/load (a closed loop in Go), and the
 # servers take turns within each round, in an order that rotates from round to round, so that the
-# ratios hold even when the machine is busy. Prints a Markdown table (the README's Performance
-# section is one run of it) and checks the targets. About five minutes (the first run also seeds,
+# ratios hold even when the machine is busy. Prints a Markdown table (docs/performance.md's "In brief"
+# is one run of it) and checks the targets. About five minutes (the first run also seeds,
 # about 30 s more); not part of CI.
 #
 # Settings (environment):

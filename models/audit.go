@@ -38,6 +38,8 @@ const (
 	ActorCLI = "cli"
 	// ActorRateLimiter is the rate limiter, which bans keys that keep sending after their 429s.
 	ActorRateLimiter = "ratelimit"
+	// ActorVisitor is someone not signed in: a failed login, a lock-out.
+	ActorVisitor = "visitor"
 )
 
 // errNoActor is a programming error: a store changed something under a context without WithActor.
@@ -74,12 +76,17 @@ const (
 	AuditResetPassword  = "reset_password"  // by an admin: a one-time password
 	AuditSetPassword    = "set_password"    // on the command line
 	AuditRotateSecret   = "rotate_secret"   // a webhook endpoint's signing secret
+	AuditLogIn          = "log_in"
+	AuditLogInFailed    = "log_in_failed"
+	AuditLockOut        = "lock_out" // logins as an account from one address refused for a while
+	AuditLogOut         = "log_out"
 )
 
 // AuditActions lists every action the audit log records, for its filter.
 var AuditActions = []string{AuditCreate, AuditUpdate, AuditDelete, AuditRestore,
 	string(ActionSetStatus), string(ActionPlace), string(ActionApprove), string(ActionDeliver), string(ActionCancel),
-	AuditRevoke, AuditBan, AuditUnban, AuditDisable, AuditEnable, AuditChangePassword, AuditResetPassword, AuditSetPassword, AuditRotateSecret}
+	AuditRevoke, AuditBan, AuditUnban, AuditDisable, AuditEnable, AuditChangePassword, AuditResetPassword, AuditSetPassword, AuditRotateSecret,
+	AuditLogIn, AuditLogInFailed, AuditLockOut, AuditLogOut}
 
 // Fields are an object's audited fields, by their API names: what a person compares, never a
 // secret (no password or key hash).

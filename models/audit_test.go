@@ -59,11 +59,11 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 		// Revoking twice changes nothing, so it is recorded once.
 		_, err = keys.Revoke(ann, k.ID)
 		must(t, err)
-		st, err := staff.Create(cli, models.NewStaff{Username: "bob", Password: "bob's password 1"})
+		st, err := staff.Create(cli, models.NewStaff{Username: "bob", Password: "the clerk password 1"})
 		must(t, err)
 		_, pw, err := staff.ResetPassword(ann, st.ID, 999)
 		must(t, err)
-		_, err = staff.ChangePassword(models.WithActor(context.Background(), models.StaffActor("bob")), st.ID, pw, "bob's new password")
+		_, err = staff.ChangePassword(models.WithActor(context.Background(), models.StaffActor("bob")), st.ID, pw, "the clerk's new password")
 		must(t, err)
 
 		type row struct{ actor, object, action, before, after string }

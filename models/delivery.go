@@ -212,6 +212,8 @@ type DeliveryAttempt struct {
 	Duration   time.Duration
 	Error      string `gorm:"size:1000;not null;default:''"`
 	Outcome    string `gorm:"size:16;not null"`
+	// TimedOut says the attempt got no answer in time (see notePause); not kept.
+	TimedOut bool `gorm:"-"`
 }
 
 // maxAttemptError bounds the error text kept of an attempt.
@@ -242,19 +244,25 @@ func (s *WebhookStore) Delivery(ctx context.Context, a DeliveryArgs) (*Event, *W
 
 // RecordAttempt keeps an attempt and what it says about its endpoint: a success forgets earlier
 // failures; a failure starts the endpoint's failing period, and one that has lasted
-// FailingEndpointDisabledAfter disables it (recorded in the audit log as the deliveries'). It
-// reports whether it disabled the endpoint.
+// FailingEndpointDisabledAfter disables it (recorded in the audit log as the deliveries'). An
+// attempt that timed out, the PauseAfterTimeouts-th in a row or later, pauses the endpoint for the
+// store's TimeoutPause, and says so in its error. It reports whether it disabled the endpoint.
 func (s *WebhookStore) RecordAttempt(ctx context.Context, a DeliveryAttempt) (disabled bool, err error) {
-	if len(a.Error) > maxAttemptError {
-		a.Error = a.Error[:maxAttemptError]
-	}
 	a.At = a.At.UTC()
 	err = s.db.WithContext(WithActor(ctx, ActorDeliveries)).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Create(&a).Error; err != nil {
-			return err
-		}
 		var e WebhookEndpoint
 		if err := tx.Unscoped().Clauses(forUpdate).Take(&e, a.EndpointID).Error; err != nil {
+			return err
+		}
+		if a.Outcome != OutcomeSkipped {
+			if err := s.notePause(tx, &e, &a); err != nil {
+				return err
+			}
+		}
+		if len(a.Error) > maxAttemptError {
+			a.Error = a.Error[:maxAttemptError]
+		}
+		if err := tx.Create(&a).Error; err != nil {
 			return err
 		}
 		switch {
@@ -279,6 +287,25 @@ func (s *WebhookStore) RecordAttempt(ctx context.Context, a DeliveryAttempt) (di
 		return recordChange(tx, Change{Object: ObjectWebhookEndpoint, ID: e.ID, Name: e.auditName(), Action: AuditDisable, Before: before, After: e.auditFields()})
 	})
 	return disabled, storeError(err, "")
+}
+
+// notePause counts an attempt's timeout against its endpoint, e, and pauses it after
+// PauseAfterTimeouts in a row; any other outcome ends the count and the pause.
+func (s *WebhookStore) notePause(tx *gorm.DB, e *WebhookEndpoint, a *DeliveryAttempt) error {
+	timeouts, paused := 0, (*time.Time)(nil)
+	if a.TimedOut {
+		timeouts = e.Timeouts + 1
+		if timeouts >= PauseAfterTimeouts {
+			until := a.At.Add(s.opt.TimeoutPause)
+			paused = &until
+			a.Error += fmt.Sprintf("; %d attempts in a row timed out: deliveries to the endpoint wait until %s", timeouts, until.Format(time.RFC3339))
+		}
+	}
+	if timeouts == e.Timeouts && paused == nil && e.PausedUntil == nil {
+		return nil
+	}
+	e.Timeouts, e.PausedUntil = timeouts, paused
+	return tx.Model(e).Updates(map[string]any{"timeouts": timeouts, "paused_until": paused}).Error
 }
 
 // Attempts returns an endpoint's most recent delivery attempts, newest first, at most limit.

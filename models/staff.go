@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/trustelem/zxcvbn"
 	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -100,12 +101,38 @@ func validUsername(field, s string) (string, *Error) {
 	return s, nil
 }
 
-func validPassword(field, s string) *Error {
+// Password strength is zxcvbn's estimate (its lists of common and breached passwords, names,
+// words, dates, repeats, sequences and keyboard patterns, shipped in the binary): a password
+// must need at least 10^8 guesses (zxcvbn's score 3). The estimate reads the first
+// passwordStrengthRunes characters: its cost grows steeply with length (2.4 s for 71 characters
+// of l33t symbols, 45 ms for 32), and 32 characters that resist 10^8 guesses are strong whatever
+// follows them.
+const (
+	minPasswordScore      = 3
+	passwordStrengthRunes = 32
+)
+
+// ValidatePassword checks a new password for the account username: 12 characters to 72 bytes,
+// not containing the username, and not easy to guess.
+func ValidatePassword(field, password, username string) *Error {
 	switch {
-	case utf8.RuneCountInString(s) < MinPasswordLength:
+	case utf8.RuneCountInString(password) < MinPasswordLength:
 		return FieldError(field, "must have at least %d characters", MinPasswordLength)
-	case len(s) > MaxPasswordBytes:
+	case len(password) > MaxPasswordBytes:
 		return FieldError(field, "must be at most %d bytes", MaxPasswordBytes)
+	}
+	// A name of two letters is inside too many words to refuse them; zxcvbn still counts it.
+	name := strings.ToLower(strings.TrimSpace(username))
+	if utf8.RuneCountInString(name) >= 3 && strings.Contains(strings.ToLower(password), name) {
+		return FieldError(field, "must not contain the username")
+	}
+	head := password
+	if r := []rune(password); len(r) > passwordStrengthRunes {
+		head = string(r[:passwordStrengthRunes])
+	}
+	if zxcvbn.PasswordStrength(head, []string{name}).Score < minPasswordScore {
+		return FieldError(field, "is too easy to guess: it is, or is made from, a common or breached password, "+
+			"a word, a name, a date, a repeat or a keyboard pattern; a few unrelated words make a strong one")
 	}
 	return nil
 }
@@ -117,7 +144,7 @@ func (n NewStaff) Validate() (Staff, error) {
 	name, err := validUsername("username", n.Username)
 	errs.add(err)
 	st.Username = name
-	errs.add(validPassword("password", n.Password))
+	errs.add(ValidatePassword("password", n.Password, st.Username))
 	role := n.Role
 	if role == "" {
 		role = string(RoleStaff)
@@ -186,26 +213,73 @@ func (s *StaffStore) Create(ctx context.Context, n NewStaff) (*Staff, error) {
 }
 
 // Authenticate returns the active account with this username and password, or ErrBadLogin.
-func (s *StaffStore) Authenticate(ctx context.Context, username, password string) (*Staff, error) {
+// Either way the attempt, from address, goes in the audit log: a login as the account's own, a
+// failure as a visitor's (with the account's id, or 0 for a name that is no account's).
+func (s *StaffStore) Authenticate(ctx context.Context, username, password, address string) (*Staff, error) {
 	var st Staff
 	name := strings.ToLower(strings.TrimSpace(username))
 	err := s.db.WithContext(ctx).Where("username = ?", name).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
-		return nil, ErrBadLogin
+		return nil, s.loginFailed(ctx, 0, name, address)
 	}
 	if err != nil {
 		return nil, storeError(err, "")
 	}
 	if bcrypt.CompareHashAndPassword([]byte(st.PasswordHash), []byte(password)) != nil || !st.Active() {
-		return nil, ErrBadLogin
+		return nil, s.loginFailed(ctx, st.ID, st.Username, address)
 	}
 	now := s.db.NowFunc()
-	if err := s.db.WithContext(ctx).Model(&st).UpdateColumn("last_login_at", now).Error; err != nil {
+	err = s.db.WithContext(WithActor(ctx, StaffActor(st.Username))).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&st).UpdateColumn("last_login_at", now).Error; err != nil {
+			return err
+		}
+		return recordChange(tx, Change{Object: ObjectStaff, ID: st.ID, Name: st.Username, Action: AuditLogIn, After: Fields{"address": address}})
+	})
+	if err != nil {
 		return nil, storeError(err, "")
 	}
 	st.LastLoginAt = &now
 	return &st, nil
+}
+
+func (s *StaffStore) loginFailed(ctx context.Context, id int64, name, address string) error {
+	err := recordChange(s.db.WithContext(WithActor(ctx, ActorVisitor)),
+		Change{Object: ObjectStaff, ID: id, Name: name, Action: AuditLogInFailed, After: Fields{"address": address}})
+	if err != nil {
+		return storeError(err, "")
+	}
+	return ErrBadLogin
+}
+
+// RecordLockOut notes in the audit log that logins as username from address are refused until
+// until, after too many failures.
+func (s *StaffStore) RecordLockOut(ctx context.Context, username, address string, until time.Time) error {
+	name := strings.ToLower(strings.TrimSpace(username))
+	var st Staff
+	err := s.db.WithContext(ctx).Select("id").Where("username = ?", name).Take(&st).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return storeError(err, "")
+	}
+	err = recordChange(s.db.WithContext(WithActor(ctx, ActorVisitor)), Change{Object: ObjectStaff, ID: st.ID, Name: name,
+		Action: AuditLockOut, After: Fields{"address": address, "lockedUntil": until.UTC()}})
+	return storeError(err, "")
+}
+
+// RecordLogOut notes in the audit log that the account id signed out, from address; an account
+// deleted since its session began has nobody to note.
+func (s *StaffStore) RecordLogOut(ctx context.Context, id int64, address string) error {
+	var st Staff
+	err := s.db.WithContext(ctx).Select("id, username").Take(&st, id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil
+	}
+	if err != nil {
+		return storeError(err, "")
+	}
+	err = recordChange(s.db.WithContext(WithActor(ctx, StaffActor(st.Username))),
+		Change{Object: ObjectStaff, ID: st.ID, Name: st.Username, Action: AuditLogOut, After: Fields{"address": address}})
+	return storeError(err, "")
 }
 
 // Get returns one account.
@@ -298,7 +372,7 @@ func (s *StaffStore) ChangePassword(ctx context.Context, id int64, current, pass
 	if bcrypt.CompareHashAndPassword([]byte(st.PasswordHash), []byte(current)) != nil {
 		return nil, ErrWrongPassword
 	}
-	if verr := validPassword("password", password); verr != nil {
+	if verr := ValidatePassword("password", password, st.Username); verr != nil {
 		return nil, verr
 	}
 	if password == current {
@@ -325,13 +399,13 @@ func (s *StaffStore) ResetPassword(ctx context.Context, id, actorID int64) (*Sta
 // SetPassword sets an account's password from the command line (for an admin who is locked out,
 // say); the account's sessions end.
 func (s *StaffStore) SetPassword(ctx context.Context, username, password string) (*Staff, error) {
-	if verr := validPassword("password", password); verr != nil {
-		return nil, verr
-	}
 	var st Staff
 	name := strings.ToLower(strings.TrimSpace(username))
 	if err := s.db.WithContext(ctx).Where("username = ?", name).Take(&st).Error; err != nil {
 		return nil, storeError(err, "no staff account named "+strconv.Quote(name))
+	}
+	if verr := ValidatePassword("password", password, st.Username); verr != nil {
+		return nil, verr
 	}
 	return s.setPassword(ctx, st.ID, password, false, AuditSetPassword)
 }
@@ -365,8 +439,9 @@ func (s *StaffStore) setPassword(ctx context.Context, id int64, password string,
 }
 
 // EnsureAdmin creates the account "admin" when there is no staff account at all, with password
-// or, when password is empty, a generated one. It returns the password it set, or "" when
-// staff already exist (or another instance starting at the same time created the account).
+// or, when password is empty, a generated one, which was printed where others may read it and
+// so must be changed at the first login. It returns the password it set, or "" when staff
+// already exist (or another instance starting at the same time created the account).
 func (s *StaffStore) EnsureAdmin(ctx context.Context, password string) (string, error) {
 	var n int64
 	if err := s.db.WithContext(ctx).Model(&Staff{}).Count(&n).Error; err != nil {
@@ -375,13 +450,15 @@ func (s *StaffStore) EnsureAdmin(ctx context.Context, password string) (string, 
 	if n > 0 {
 		return "", nil
 	}
-	if password == "" {
+	generated := password == ""
+	if generated {
 		password = GeneratePassword()
 	}
 	st, err := s.withHash(NewStaff{Username: "admin", Password: password, Role: string(RoleAdmin)})
 	if err != nil {
 		return "", err
 	}
+	st.MustChangePassword = generated
 	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&st)
 	if res.Error != nil {
 		return "", storeError(res.Error, "")

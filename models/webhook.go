@@ -22,6 +22,12 @@ const (
 	// FailingEndpointDisabledAfter is how long an endpoint's deliveries may all fail before it is
 	// disabled.
 	FailingEndpointDisabledAfter = 5 * 24 * time.Hour
+	// PauseAfterTimeouts attempts in a row without an answer in time pause an endpoint: a
+	// receiver that hangs would otherwise hold a delivery worker for the whole timeout of each
+	// of its deliveries. Its deliveries wait (none is lost) and are tried again after the pause.
+	PauseAfterTimeouts = 3
+	// DefaultTimeoutPause is how long such an endpoint is paused.
+	DefaultTimeoutPause = 5 * time.Minute
 )
 
 // Why an endpoint is disabled: by its client (PATCH), or by the deliveries, after five days of
@@ -53,9 +59,18 @@ type WebhookEndpoint struct {
 	// FailingSince is when the first of the deliveries that have all failed since failed; nil
 	// after a success.
 	FailingSince *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	DeletedAt    gorm.DeletedAt `gorm:"index"`
+	// Timeouts counts the attempts in a row that got no answer in time; from
+	// PauseAfterTimeouts on, each pauses the endpoint's deliveries until PausedUntil.
+	Timeouts    int `gorm:"not null;default:0"`
+	PausedUntil *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	DeletedAt   gorm.DeletedAt `gorm:"index"`
+}
+
+// Paused reports whether deliveries to the endpoint wait at now, after it kept timing out.
+func (e *WebhookEndpoint) Paused(now time.Time) bool {
+	return e.PausedUntil != nil && now.Before(*e.PausedUntil)
 }
 
 // Disabled reports whether deliveries to the endpoint are stopped.
@@ -140,6 +155,9 @@ type WebhookOptions struct {
 	NewSecret func() (string, error)
 	// Now is the service's clock: when a rotated-out secret stops signing.
 	Now func() time.Time
+	// TimeoutPause is how long an endpoint that keeps timing out is paused (default
+	// DefaultTimeoutPause).
+	TimeoutPause time.Duration
 }
 
 // WebhookStore keeps webhook endpoints and their delivery attempts.
@@ -152,6 +170,9 @@ type WebhookStore struct {
 func NewWebhookStore(db *gorm.DB, opt WebhookOptions) *WebhookStore {
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.TimeoutPause == 0 {
+		opt.TimeoutPause = DefaultTimeoutPause
 	}
 	return &WebhookStore{db: db, opt: opt}
 }

@@ -48,7 +48,7 @@ type admin struct {
 	limiter  ratelimit.Limiter
 	now      func() time.Time
 	sessions *session.Store
-	throttle *loginThrottle
+	logins   *loginGuard
 	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
 	dbTimeout   time.Duration
 	countBudget time.Duration
@@ -62,7 +62,7 @@ func newAdmin(d Deps) *admin {
 		timeout = 8 * time.Hour
 	}
 	// Without a storage, fiber keeps sessions in this instance's memory; its store then exposes
-	// that memory, which the login throttle shares.
+	// that memory, where the login guard keeps the addresses accounts sign in from.
 	store := session.New(session.Config{
 		Storage:           d.Sessions,
 		Expiration:        timeout,
@@ -90,7 +90,7 @@ func newAdmin(d Deps) *admin {
 		limiter:  d.Limiter,
 		now:      d.Now,
 		sessions: store,
-		throttle: &loginThrottle{store: store.Storage, now: time.Now},
+		logins:   newLoginGuard(d.Limiter, store.Storage),
 
 		dbTimeout:   d.DBTimeout,
 		countBudget: d.CountBudget,
@@ -287,12 +287,15 @@ func toLogin(c *fiber.Ctx) error {
 	return c.Redirect("/admin/login?next="+url.QueryEscape(safeNext(next)), fiber.StatusSeeOther)
 }
 
-// requireAdmin keeps the admin-only pages (categories, API keys, staff) from the staff role.
-func requireAdmin(c *fiber.Ctx) error {
-	if me := currentStaff(c); me == nil || !me.IsAdmin() {
-		return fiber.NewError(fiber.StatusForbidden, "This page is for admins only. Ask an admin if you need something changed here.")
+// may lets through only staff whose role has right (models.Rights); the pages and forms of a
+// right a role lacks are hidden from it, and refused here if asked for all the same.
+func may(right models.Right) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if me := currentStaff(c); me == nil || !me.Role.May(right) {
+			return fiber.NewError(fiber.StatusForbidden, "Your role may not do this. Ask an admin if you need it done.")
+		}
+		return c.Next()
 	}
-	return c.Next()
 }
 
 // currentStaff is the signed-in staff member, or nil before requireStaff.
@@ -310,7 +313,7 @@ func csrfToken(c *fiber.Ctx) string {
 func page(c *fiber.Ctx, title, section string) views.Page {
 	p := views.Page{Title: title, Section: section, CSRF: csrfToken(c)}
 	if st := currentStaff(c); st != nil {
-		p.Me = &views.Me{ID: st.ID, Username: st.Username, Admin: st.IsAdmin()}
+		p.Me = &views.Me{ID: st.ID, Username: st.Username, Admin: st.IsAdmin(), Role: st.Role}
 	}
 	p.Flash, _ = c.Locals(flashLocal{}).(string)
 	return p

@@ -1,9 +1,6 @@
 package routes
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
@@ -21,38 +18,46 @@ func (a *admin) account(c *fiber.Ctx) error {
 }
 
 // changePassword replaces the signed-in staff member's password. The current password is checked
-// as a login checks it, and wrong guesses count toward the same throttle; on success the session
-// starts afresh under a new id, and the account's other sessions end.
+// as a login checks it: counted first against the same budgets (a wrong one uses up the
+// account's attempts from this address, as a failed login does) and in the same slots. On
+// success the session starts afresh under a new id, and the account's other sessions end.
 func (a *admin) changePassword(c *fiber.Ctx) error {
 	me := currentStaff(c)
-	keys := loginKeys(me.Username, c.IP())
-	if wait := a.throttle.wait(keys); wait > 0 {
-		a.log.Warn("password change throttled", "request_id", requestID(c), "username", me.Username, "ip", c.IP(), "wait", wait.Round(time.Second).String())
-		c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int((wait+time.Second-1)/time.Second)))
-		c.Status(fiber.StatusTooManyRequests)
-		return a.renderAccount(c, views.AccountProps{Error: fmt.Sprintf("Too many wrong passwords for this account or from this address. Try again in %s.", roundWait(wait))})
-	}
 	password := c.FormValue("password")
 	if password != c.FormValue("repeat") {
 		c.Status(fiber.StatusBadRequest)
 		return a.renderAccount(c, views.AccountProps{Errors: views.FormErrors{"repeat": "must be the same as the new password"}})
 	}
-	st, err := a.staff.ChangePassword(c.UserContext(), me.ID, c.FormValue("current"), password)
+	ctx, try := c.UserContext(), newLoginTry(me.Username, c.IP())
+	release, last, refused, err := a.logins.admit(ctx, try)
+	if err != nil {
+		return err
+	}
+	if refused != nil {
+		a.log.Warn("password change refused", "request_id", requestID(c), "username", me.Username, "ip", c.IP(), "status", refused.status, "wait", refused.wait.String())
+		return a.renderAccount(c, views.AccountProps{Error: refuse(c, refused)})
+	}
+	st, err := func() (*models.Staff, error) {
+		defer release()
+		return a.staff.ChangePassword(ctx, me.ID, c.FormValue("current"), password)
+	}()
+	if err != nil && !formRefusal(err) {
+		return err
+	}
 	if err == models.ErrWrongPassword {
 		a.log.Warn("password change with a wrong current password", "request_id", requestID(c), "username", me.Username, "ip", c.IP())
-		if err := a.throttle.fail(keys); err != nil {
-			return err
+		if last {
+			if err := a.lockedOut(c, try); err != nil {
+				return err
+			}
 		}
+	} else if err := a.logins.succeeded(ctx, try); err != nil {
+		// The current password was right, whatever is wrong with the new one.
+		return err
 	}
 	if err != nil {
-		if !formRefusal(err) {
-			return err
-		}
 		c.Status(statusOf(err))
 		return a.renderAccount(c, views.AccountProps{Errors: models.FieldMessages(err)})
-	}
-	if err := a.throttle.succeed(keys); err != nil {
-		return err
 	}
 	if err := a.startSession(c, st, "Your password has been changed. Other browsers signed in as "+st.Username+" have been signed out."); err != nil {
 		return err

@@ -56,6 +56,10 @@ var auditActions = map[string]string{
 	models.AuditResetPassword:      "reset the password",
 	models.AuditSetPassword:        "set the password",
 	models.AuditRotateSecret:       "rotated the signing secret",
+	models.AuditLogIn:              "signed in",
+	models.AuditLogInFailed:        "failed to sign in",
+	models.AuditLockOut:            "locked out",
+	models.AuditLogOut:             "signed out",
 }
 
 // auditFieldNames are the audited fields as the pages label them.
@@ -66,12 +70,13 @@ var auditFieldNames = map[string]string{
 	"disabled": "Disabled", "mustChangePassword": "Must change password", "passwordChangedAt": "Password changed",
 	"clientId": "Client", "client": "Client", "url": "URL", "events": "Events", "description": "Description",
 	"previousSecretUntil": "Old secret signs until", "scopes": "Scopes", "email": "E-mail",
+	"address": "Address", "lockedUntil": "Locked out until",
 }
 
 // actorWords name the actors that are not a person or a key.
 var actorWords = map[string]string{
 	models.ActorCLI: "command line", models.ActorRateLimiter: "rate limiter", models.SeedActor: "seed",
-	models.ActorDeliveries: "webhook deliveries",
+	models.ActorDeliveries: "webhook deliveries", models.ActorVisitor: "someone not signed in",
 }
 
 // auditTrailSize is how many of an object's newest entries its page shows.
@@ -282,6 +287,9 @@ func objectLink(e *models.AuditEntry, admin bool) views.Link {
 	o, ok := auditObjects[e.ObjectType]
 	if !ok {
 		return views.Link{Label: e.ObjectType + " #" + id}
+	}
+	if e.ObjectID == 0 { // a failed login's name that is no account's
+		return views.Link{Label: o.noun + " · " + cutName(e.ObjectName, auditNameLength)}
 	}
 	l := views.Link{Label: o.noun + " #" + id}
 	if e.ObjectName != "" {

@@ -1,96 +1,142 @@
 package routes
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
 
-// loginThrottle slows down password guessing: after a few failed logins for one username, or
-// many from one address, each further attempt must wait twice as long as the one before, and is
-// refused without checking the password until then. Its counters live in the session storage,
-// so with Redis every instance sees the same count.
-type loginThrottle struct {
-	store fiber.Storage
-	now   func() time.Time
+// loginGuard decides which password checks run at all. Every attempt is counted before its
+// password is checked, atomically in the limiter's counters (shared through Redis when it is
+// configured), so a burst of any size checks at most what the budgets leave:
+//   - an account from one address (a /64 for IPv6) has pairBudget; the attempt that uses it up
+//     locks that pair out, and only that pair: the account's owner elsewhere is not locked out;
+//   - an account from addresses it has not signed in from lately has the slower accountBudget,
+//     so guesses spread over many addresses stay slow, while the addresses its owner uses keep
+//     only their pair's budget;
+//   - an address has addressBudget over every account it tries.
+//
+// The checks that pass run in slots (bcrypt takes a core for tens of milliseconds), at most half
+// the cores at once and two per address; the rest wait a little or are refused, so a flood of
+// logins cannot take the API's latency with it.
+type loginGuard struct {
+	limiter ratelimit.Limiter
+	// known holds the addresses each account signed in from in the last knownAddressFor.
+	known fiber.Storage
+	slots *ratelimit.Slots
 }
 
-// What the throttle allows: failures that cost nothing, the first wait after them, the longest
-// wait, and how long a count of failures is remembered after the last one.
-const (
-	freeFailuresPerUser = 5
-	freeFailuresPerIP   = 20
-	firstLoginWait      = 30 * time.Second
-	longestLoginWait    = 15 * time.Minute
-	failureMemory       = time.Hour
+// MaxUsernameLength is the longest username the login form reads; a longer one is refused before
+// it is counted, logged or shown back (accounts' names have at most 64 characters).
+const MaxUsernameLength = 64
+
+var (
+	pairBudget    = ratelimit.Budget{Max: 5, Window: 15 * time.Minute, Lockout: 15 * time.Minute}
+	accountBudget = ratelimit.Budget{Max: 10, Window: time.Minute}
+	addressBudget = ratelimit.Budget{Max: 50, Window: 15 * time.Minute}
 )
 
-type loginFailures struct {
-	N    int       `json:"n"`
-	Last time.Time `json:"last"`
+const (
+	knownAddressFor = 30 * 24 * time.Hour
+	// slotWait is how long a check waits for a slot before it is refused with a 503.
+	slotWait          = 2 * time.Second
+	slotsPerAddress   = 2
+	slotQueuePerSlots = 4
+)
+
+func newLoginGuard(limiter ratelimit.Limiter, known fiber.Storage) *loginGuard {
+	slots := max(1, runtime.GOMAXPROCS(0)/2)
+	return &loginGuard{limiter: limiter, known: known,
+		slots: ratelimit.NewSlots(slots, slotsPerAddress, slotQueuePerSlots*slots)}
 }
 
-type throttleKey struct {
-	key  string
-	free int
+// loginTry is one attempt: the account as the store normalises names, and the client's address
+// as the limits count it.
+type loginTry struct{ account, address string }
+
+func newLoginTry(username, ip string) loginTry {
+	return loginTry{account: strings.ToLower(strings.TrimSpace(username)), address: ratelimit.AddressClient(ip)}
 }
 
-func loginKeys(username, ip string) []throttleKey {
-	return []throttleKey{
-		{"login-failures:user:" + strings.ToLower(strings.TrimSpace(username)), freeFailuresPerUser},
-		{"login-failures:ip:" + ip, freeFailuresPerIP},
+func (t loginTry) pairKey() string    { return "login:pair:" + t.address + " " + t.account }
+func (t loginTry) accountKey() string { return "login:account:" + t.account }
+func (t loginTry) addressKey() string { return "login:address:" + t.address }
+func (t loginTry) knownKey() string   { return "login-known:" + t.address + " " + t.account }
+
+// loginRefused is an attempt that gets no password check.
+type loginRefused struct {
+	status int
+	wait   time.Duration
+	why    string
+}
+
+// admit counts the attempt and waits for a slot to check it in. With no refusal, the caller
+// checks the password, then calls release; last says this attempt took the pair's last one, so
+// its failure locks the pair out.
+func (g *loginGuard) admit(ctx context.Context, t loginTry) (release func(), last bool, refused *loginRefused, err error) {
+	a, err := g.limiter.TakeAttempt(ctx, t.addressKey(), addressBudget)
+	if err != nil {
+		return nil, false, nil, err
 	}
-}
-
-func (t *loginThrottle) get(key string) loginFailures {
-	var f loginFailures
-	if raw, err := t.store.Get(key); err == nil && raw != nil {
-		_ = json.Unmarshal(raw, &f)
+	if !a.Allowed {
+		return nil, false, &loginRefused{fiber.StatusTooManyRequests, a.RetryAfter, "Too many logins from this address."}, nil
 	}
-	return f
-}
-
-// wait returns how long the caller must still wait before the next attempt.
-func (t *loginThrottle) wait(keys []throttleKey) time.Duration {
-	var longest time.Duration
-	for _, k := range keys {
-		f := t.get(k.key)
-		if f.N < k.free {
-			continue
+	pair, err := g.limiter.TakeAttempt(ctx, t.pairKey(), pairBudget)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if !pair.Allowed {
+		return nil, false, &loginRefused{fiber.StatusTooManyRequests, pair.RetryAfter, "Too many failed logins for this account from this address."}, nil
+	}
+	known, err := g.known.Get(t.knownKey())
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if known == nil {
+		a, err := g.limiter.TakeAttempt(ctx, t.accountKey(), accountBudget)
+		if err != nil {
+			return nil, false, nil, err
 		}
-		d := firstLoginWait << min(f.N-k.free, 10)
-		d = min(d, longestLoginWait)
-		if left := f.Last.Add(d).Sub(t.now()); left > longest {
-			longest = left
+		if !a.Allowed {
+			return nil, false, &loginRefused{fiber.StatusTooManyRequests, a.RetryAfter, "Too many logins for this account from new addresses."}, nil
 		}
 	}
-	return longest
-}
-
-// fail counts a failed attempt. Two attempts at the same moment may count once; the throttle
-// only needs to make guessing slow, not to be exact.
-func (t *loginThrottle) fail(keys []throttleKey) error {
-	for _, k := range keys {
-		f := t.get(k.key)
-		f.N++
-		f.Last = t.now()
-		raw, _ := json.Marshal(f)
-		if err := t.store.Set(k.key, raw, failureMemory); err != nil {
-			return err
-		}
+	wait, cancel := context.WithTimeout(ctx, slotWait)
+	defer cancel()
+	release, err = g.slots.Acquire(wait, t.address)
+	switch {
+	case errors.Is(err, ratelimit.ErrBusyClient):
+		return nil, false, &loginRefused{fiber.StatusTooManyRequests, time.Second, "Another login from this address is being checked."}, nil
+	case errors.Is(err, ratelimit.ErrBusy):
+		return nil, false, &loginRefused{fiber.StatusServiceUnavailable, time.Second, "Too many logins are being checked right now."}, nil
 	}
-	return nil
+	return release, pair.Last, nil, nil
 }
 
-// succeed forgets the username's failures; the address's stay, so one good account cannot be
-// used to reset the count of guesses against others.
-func (t *loginThrottle) succeed(keys []throttleKey) error {
-	return t.store.Delete(keys[0].key)
+// succeeded forgets the pair's attempts, and remembers the address as one the account uses.
+// The address's and the account's counts stay, so one good account cannot reset the count of
+// guesses against others.
+func (g *loginGuard) succeeded(ctx context.Context, t loginTry) error {
+	if err := g.limiter.ForgetAttempts(ctx, t.pairKey()); err != nil {
+		return err
+	}
+	return g.known.Set(t.knownKey(), []byte{1}, knownAddressFor)
+}
+
+// refuse answers an attempt that gets no check, with when to try again.
+func refuse(c *fiber.Ctx, r *loginRefused) string {
+	c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int(ratelimit.CeilSeconds(r.wait)/time.Second)))
+	c.Status(r.status)
+	return fmt.Sprintf("%s Try again in %s.", r.why, roundWait(r.wait))
 }
 
 // loginForm shows the sign-in form, or sends a signed-in staff member straight on.
@@ -115,20 +161,34 @@ func (a *admin) loginForm(c *fiber.Ctx) error {
 func (a *admin) login(c *fiber.Ctx) error {
 	username := c.FormValue("username")
 	next := safeNext(c.FormValue("next"))
-	form := views.LoginProps{CSRF: csrfToken(c), Next: next, Username: username}
-	keys := loginKeys(username, c.IP())
-	if wait := a.throttle.wait(keys); wait > 0 {
-		a.log.Warn("staff login throttled", "request_id", requestID(c), "username", username, "ip", c.IP(), "wait", wait.Round(time.Second).String())
-		form.Error = fmt.Sprintf("Too many failed logins for this account or from this address. Try again in %s.", roundWait(wait))
-		c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int((wait+time.Second-1)/time.Second)))
-		c.Status(fiber.StatusTooManyRequests)
+	form := views.LoginProps{CSRF: csrfToken(c), Next: next}
+	if utf8.RuneCountInString(username) > MaxUsernameLength {
+		a.log.Warn("staff login refused: username too long", "request_id", requestID(c), "ip", c.IP(), "bytes", len(username))
+		form.Error = fmt.Sprintf("A username has at most %d characters.", MaxUsernameLength)
+		c.Status(fiber.StatusBadRequest)
 		return render(c, views.Login(form))
 	}
-	st, err := a.staff.Authenticate(c.UserContext(), username, c.FormValue("password"))
+	form.Username = username
+	ctx, try := c.UserContext(), newLoginTry(username, c.IP())
+	release, last, refused, err := a.logins.admit(ctx, try)
+	if err != nil {
+		return err
+	}
+	if refused != nil {
+		a.log.Warn("staff login refused", "request_id", requestID(c), "username", try.account, "ip", c.IP(), "status", refused.status, "wait", refused.wait.String())
+		form.Error = refuse(c, refused)
+		return render(c, views.Login(form))
+	}
+	st, err := func() (*models.Staff, error) {
+		defer release()
+		return a.staff.Authenticate(ctx, username, c.FormValue("password"), c.IP())
+	}()
 	if err == models.ErrBadLogin {
-		a.log.Warn("staff login failed", "request_id", requestID(c), "username", username, "ip", c.IP())
-		if err := a.throttle.fail(keys); err != nil {
-			return err
+		a.log.Warn("staff login failed", "request_id", requestID(c), "username", try.account, "ip", c.IP())
+		if last {
+			if err := a.lockedOut(c, try); err != nil {
+				return err
+			}
 		}
 		form.Error = models.ErrBadLogin.Message
 		c.Status(fiber.StatusUnauthorized)
@@ -137,7 +197,7 @@ func (a *admin) login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := a.throttle.succeed(keys); err != nil {
+	if err := a.logins.succeeded(ctx, try); err != nil {
 		return err
 	}
 	if err := a.startSession(c, st, ""); err != nil {
@@ -147,9 +207,19 @@ func (a *admin) login(c *fiber.Ctx) error {
 	return c.Redirect(next, fiber.StatusSeeOther)
 }
 
+// lockedOut logs and audits the failure that used up an account's attempts from an address.
+func (a *admin) lockedOut(c *fiber.Ctx, t loginTry) error {
+	until := a.now().Add(pairBudget.Lockout)
+	a.log.Warn("staff login locked out", "request_id", requestID(c), "username", t.account, "ip", c.IP(), "until", until.UTC().Format(time.RFC3339))
+	return a.staff.RecordLockOut(c.UserContext(), t.account, c.IP(), until)
+}
+
 func roundWait(d time.Duration) string {
-	s := int((d + time.Second - 1) / time.Second)
-	if s < 120 {
+	s := int(ratelimit.CeilSeconds(d) / time.Second)
+	switch {
+	case s == 1:
+		return "a second"
+	case s < 120:
 		return fmt.Sprintf("%d seconds", s)
 	}
 	return fmt.Sprintf("%d minutes", (s+59)/60)
@@ -167,8 +237,14 @@ func (a *admin) logout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	id, _ := sess.Get(sessStaffID).(int64)
 	if err := sess.Destroy(); err != nil {
 		return err
+	}
+	if id != 0 {
+		if err := a.staff.RecordLogOut(c.UserContext(), id, c.IP()); err != nil {
+			return err
+		}
 	}
 	return c.Redirect("/admin/login?logged_out=1", fiber.StatusSeeOther)
 }

@@ -25,7 +25,7 @@ type Deps struct {
 	Pets       *models.PetStore
 	Categories *models.CategoryStore
 	Staff      *models.StaffStore
-	// Sessions keeps the admin pages' sessions and login throttle; nil keeps them in memory.
+	// Sessions keeps the admin pages' sessions and the addresses staff sign in from; nil keeps them in memory.
 	Sessions       fiber.Storage
 	SessionTimeout time.Duration
 	CountBudget    time.Duration // database time an admin table may spend on each count before it estimates
@@ -153,7 +153,7 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	app.Get("/static/:file", serveStatic)
 
 	// The admin pages (docs/design.md, "Admin pages"): every page needs a staff session
-	// (requireStaff); categories, API keys and staff need the admin role too.
+	// (requireStaff), and the role's right to it (may, models.Rights) where not every role has it.
 	a := newAdmin(d)
 	staff := a.requireStaff
 	app.Use("/admin", contentSecurityPolicy(adminCSP))
@@ -181,31 +181,31 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	adm.Post("/orders/:id/approve", staff, a.orderAction(models.ActionApprove))
 	adm.Post("/orders/:id/deliver", staff, a.orderAction(models.ActionDeliver))
 	adm.Post("/orders/:id/cancel", staff, a.orderAction(models.ActionCancel))
-	adm.Get("/categories", staff, requireAdmin, a.listCategories)
-	adm.Post("/categories", staff, requireAdmin, a.createCategory)
-	adm.Post("/categories/:id", staff, requireAdmin, a.renameCategory)
-	adm.Get("/keys", staff, requireAdmin, a.listKeys)
-	adm.Post("/keys", staff, requireAdmin, a.createKey)
-	adm.Get("/keys/:id", staff, requireAdmin, a.showKey)
-	adm.Post("/keys/:id/plan", staff, requireAdmin, a.changeKeyPlan)
-	adm.Post("/keys/:id/revoke", staff, requireAdmin, a.revokeKey)
-	adm.Post("/keys/:id/unban", staff, requireAdmin, a.unbanKey)
-	adm.Post("/keys/:id/scopes", staff, requireAdmin, a.changeKeyScopes)
-	adm.Get("/clients", staff, requireAdmin, a.listClients)
-	adm.Post("/clients", staff, requireAdmin, a.createClient)
-	adm.Get("/clients/:id", staff, requireAdmin, a.showClient)
-	adm.Post("/clients/:id/keys", staff, requireAdmin, a.createClientKey)
-	adm.Get("/clients/:id/endpoints/:endpoint", staff, requireAdmin, a.showEndpoint)
-	adm.Post("/clients/:id/endpoints/:endpoint/enable", staff, requireAdmin, a.enableEndpoint)
-	adm.Post("/clients/:id/endpoints/:endpoint/resend", staff, requireAdmin, a.resendEvent)
-	adm.Get("/webhook-endpoints/:endpoint", staff, requireAdmin, a.endpointByID)
-	adm.Get("/staff", staff, requireAdmin, a.listStaff)
-	adm.Post("/staff", staff, requireAdmin, a.createStaff)
-	adm.Get("/staff/:id", staff, requireAdmin, a.showStaff)
-	adm.Post("/staff/:id/password", staff, requireAdmin, a.resetPassword)
-	adm.Post("/staff/:id/disable", staff, requireAdmin, a.setStaffDisabled(true))
-	adm.Post("/staff/:id/enable", staff, requireAdmin, a.setStaffDisabled(false))
-	adm.Get("/audit", staff, requireAdmin, a.listAudit)
+	adm.Get("/categories", staff, may(models.RightAddCategory), a.listCategories)
+	adm.Post("/categories", staff, may(models.RightAddCategory), a.createCategory)
+	adm.Post("/categories/:id", staff, may(models.RightRenameCategory), a.renameCategory)
+	adm.Get("/keys", staff, may(models.RightKeys), a.listKeys)
+	adm.Post("/keys", staff, may(models.RightKeys), a.createKey)
+	adm.Get("/keys/:id", staff, may(models.RightKeys), a.showKey)
+	adm.Post("/keys/:id/plan", staff, may(models.RightKeys), a.changeKeyPlan)
+	adm.Post("/keys/:id/revoke", staff, may(models.RightKeys), a.revokeKey)
+	adm.Post("/keys/:id/unban", staff, may(models.RightKeys), a.unbanKey)
+	adm.Post("/keys/:id/scopes", staff, may(models.RightKeys), a.changeKeyScopes)
+	adm.Get("/clients", staff, may(models.RightClients), a.listClients)
+	adm.Post("/clients", staff, may(models.RightClients), a.createClient)
+	adm.Get("/clients/:id", staff, may(models.RightClients), a.showClient)
+	adm.Post("/clients/:id/keys", staff, may(models.RightClients), a.createClientKey)
+	adm.Get("/clients/:id/endpoints/:endpoint", staff, may(models.RightClients), a.showEndpoint)
+	adm.Post("/clients/:id/endpoints/:endpoint/enable", staff, may(models.RightClients), a.enableEndpoint)
+	adm.Post("/clients/:id/endpoints/:endpoint/resend", staff, may(models.RightClients), a.resendEvent)
+	adm.Get("/webhook-endpoints/:endpoint", staff, may(models.RightClients), a.endpointByID)
+	adm.Get("/staff", staff, may(models.RightStaff), a.listStaff)
+	adm.Post("/staff", staff, may(models.RightStaff), a.createStaff)
+	adm.Get("/staff/:id", staff, may(models.RightStaff), a.showStaff)
+	adm.Post("/staff/:id/password", staff, may(models.RightStaff), a.resetPassword)
+	adm.Post("/staff/:id/disable", staff, may(models.RightStaff), a.setStaffDisabled(true))
+	adm.Post("/staff/:id/enable", staff, may(models.RightStaff), a.setStaffDisabled(false))
+	adm.Get("/audit", staff, may(models.RightAudit), a.listAudit)
 	// Last: an unknown admin page is a 404 inside the layout, after the session check.
 	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
 }

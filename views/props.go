@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a-h/templ"
+	"github.com/petstore/petstore/models"
 )
 
 // Me is the staff member the page is shown to.
@@ -17,7 +18,11 @@ type Me struct {
 	ID       int64
 	Username string
 	Admin    bool
+	Role     models.Role
 }
+
+// May reports whether the signed-in staff member's role has right: a page offers only what it does.
+func (m *Me) May(right models.Right) bool { return m != nil && m.Role.May(right) }
 
 // Sections of the navigation; Page.Section marks the current one.
 const (

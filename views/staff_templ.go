@@ -37,7 +37,7 @@ type StaffProps struct {
 }
 
 func roleOptions() []Option {
-	return []Option{{Value: string(models.RoleStaff), Label: "Staff: pets and orders"}, {Value: string(models.RoleAdmin), Label: "Admin: also categories, API keys and staff"}}
+	return []Option{{Value: string(models.RoleStaff), Label: "Staff: pets, orders and new categories"}, {Value: string(models.RoleAdmin), Label: "Admin: also renaming categories, clients, API keys, staff and the audit log"}}
 }
 
 // StaffPage lists the staff accounts, adds one, and disables or enables them.

@@ -89,12 +89,13 @@ func TestComposeRunsTheServiceOnPostgresAndRedisWithHealthChecks(t *testing.T) {
 	}
 }
 
-// Every variable compose.yaml gives the service is one the service reads (and the README lists).
-func TestComposeSetsOnlyVariablesTheReadmeDocuments(t *testing.T) {
-	readme := string(readRepoFile(t, "README.md"))
+// Every variable compose.yaml gives the service is one the service reads (and the operations
+// guide's configuration table lists).
+func TestComposeSetsOnlyVariablesTheOperationsGuideDocuments(t *testing.T) {
+	guide := string(readRepoFile(t, "docs/operations.md"))
 	for k := range loadCompose(t).Services["petstore"].Environment {
-		if !regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(k) + "` \\|").MatchString(readme) {
-			t.Errorf("compose.yaml sets %s, which the README's configuration table does not list", k)
+		if !regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(k) + "` \\|").MatchString(guide) {
+			t.Errorf("compose.yaml sets %s, which the configuration table of docs/operations.md does not list", k)
 		}
 	}
 }

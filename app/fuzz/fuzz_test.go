@@ -1,7 +1,7 @@
 // Package fuzz holds the fuzz targets: hostile input through the real server on a loopback port,
 // on both stores. Each answer must be a success of the documented shape or a complete Error body,
 // never a 5xx, and a refused request must change nothing. `make fuzz` runs each briefly; the
-// README says how to run one for hours.
+// testing guide (docs/testing.md) says how to run one for hours.
 //
 // They live apart from the app package's tests so that go test -fuzz, which instruments every
 // package of the test binary, builds only what they need: not the browser, terminal and other

@@ -16,6 +16,8 @@ type Memory struct {
 	clients map[string]*counts
 	day     int64
 	today   Traffic
+
+	attempts attemptCounts
 }
 
 type counts struct {

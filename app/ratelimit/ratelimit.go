@@ -1,6 +1,7 @@
 // Package ratelimit counts requests per client in two fixed windows, the UTC minute and the UTC
-// day, behind one interface: Memory counts in this process, Redis counts for every instance
-// that shares it, and Fallback uses Redis while it answers and Memory while it does not.
+// day, and attempts per key against a budget (TakeAttempt), behind one interface: Memory counts
+// in this process, Redis counts for every instance that shares it, and Fallback uses Redis while
+// it answers and Memory while it does not. Slots bounds costly work in flight in one process.
 //
 // A request is admitted only when both windows have room, and only an admitted request uses
 // them up; a refused one is counted among the client's refusals of the minute (which is what
@@ -67,6 +68,12 @@ type Limiter interface {
 	// CountRefused adds a request refused before it reached the limiter (a banned key's) to
 	// today's refusals.
 	CountRefused(ctx context.Context) error
+	// TakeAttempt counts one attempt of key against b before the attempt is made, and refuses
+	// it when b has none left: of N simultaneous attempts, exactly min(N, room left) are allowed.
+	TakeAttempt(ctx context.Context, key string, b Budget) (Attempt, error)
+	// ForgetAttempts drops key's count: what the attempts guarded against did not happen (the
+	// password was right).
+	ForgetAttempts(ctx context.Context, key string) error
 	// Ready reports whether the counters are shared as configured; an error means the limiter
 	// still answers, from this instance's own counters.
 	Ready(ctx context.Context) error
@@ -75,8 +82,9 @@ type Limiter interface {
 // KeyClient names an API key's counters.
 func KeyClient(id int64) string { return "key:" + strconv.FormatInt(id, 10) }
 
-// IPClient names the counters of requests from ip that carry no valid key.
-func IPClient(ip string) string { return "ip:" + ip }
+// IPClient names the counters of requests from ip that carry no valid key: one for an IPv4
+// address, one for an IPv6 /64 (AddressClient).
+func IPClient(ip string) string { return "ip:" + AddressClient(ip) }
 
 // windowsAt returns the numbers of the minute and the UTC day that hold t.
 func windowsAt(t time.Time) (minute, day int64) {

@@ -218,6 +218,8 @@ type Attempt struct {
 	StatusCode int
 	Duration   time.Duration
 	Err        error
+	// TimedOut says the receiver did not answer within the Timeout.
+	TimedOut bool
 }
 
 // Deliver POSTs d as the Standard Webhooks specification says: Content-Type application/json,
@@ -255,7 +257,7 @@ func (c *Client) deliver(parent context.Context, d Delivery) Attempt {
 
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return Attempt{Err: c.describe(parent, err)}
+		return Attempt{Err: c.describe(parent, err), TimedOut: parent.Err() == nil && timedOut(err)}
 	}
 	// The answer's body means nothing to the sender; reading a bounded part of it lets the
 	// connection be reused for the next delivery when the body is small.
@@ -286,7 +288,7 @@ func (c *Client) describe(parent context.Context, err error) error {
 		return refused
 	case parent.Err() != nil:
 		return errors.New("cancelled before an answer")
-	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+	case timedOut(err):
 		return fmt.Errorf("timed out after %s", c.o.Timeout)
 	case errors.As(err, &dnsErr):
 		if dnsErr.IsNotFound {
@@ -317,9 +319,9 @@ func (c *Client) describe(parent context.Context, err error) error {
 	return errors.New("failed: " + err.Error())
 }
 
-func isTimeout(err error) bool {
+func timedOut(err error) bool {
 	var t interface{ Timeout() bool }
-	return errors.As(err, &t) && t.Timeout()
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &t) && t.Timeout()
 }
 
 // refusedError is a connection refused by the Control hook: the address is not public.

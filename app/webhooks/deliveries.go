@@ -1,10 +1,12 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/petstore/petstore/models"
@@ -43,12 +45,69 @@ type Worker struct {
 	river.WorkerDefaults[models.DeliveryArgs]
 	Store  *models.WebhookStore
 	Client *Client
+	// PerEndpoint and PerClient bound the attempts this instance has in flight to one endpoint
+	// and to all the endpoints of one client; a delivery over either waits (is snoozed) and
+	// takes its turn later, so a client whose receivers are slow holds only its share of the
+	// workers. Zero: DefaultPerEndpoint, DefaultPerClient.
+	PerEndpoint, PerClient int
 	// Now is the service's clock: the webhook-timestamp, and which secrets sign.
 	Now    func() time.Time
 	Delays []time.Duration
 	Log    *slog.Logger
 	// Outcome, when set, hears the outcome of every attempt (models.OutcomeDelivered, ...).
 	Outcome func(string)
+
+	inFlight inFlight
+}
+
+// The caps of an instance's attempts in flight, out of its 20 workers: one client's receivers,
+// however slow, leave 12 of them to the other clients.
+const (
+	DefaultPerEndpoint = 4
+	DefaultPerClient   = 8
+)
+
+// busySnooze is how long a delivery over a cap waits before it asks again (±20%, so the waiting
+// ones do not come back together).
+const busySnooze = time.Second
+
+// inFlight counts the attempts under way by endpoint and by client.
+type inFlight struct {
+	mu               sync.Mutex
+	endpoint, client map[int64]int
+}
+
+// acquire counts an attempt to endpoint ep of client, unless either is at its cap.
+func (f *inFlight) acquire(ep, client int64, perEndpoint, perClient int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.endpoint == nil {
+		f.endpoint, f.client = map[int64]int{}, map[int64]int{}
+	}
+	if f.endpoint[ep] >= perEndpoint || f.client[client] >= perClient {
+		return false
+	}
+	f.endpoint[ep]++
+	f.client[client]++
+	return true
+}
+
+func (f *inFlight) release(ep, client int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	decrement(f.endpoint, ep)
+	decrement(f.client, client)
+}
+
+func decrement(m map[int64]int, k int64) {
+	if m[k]--; m[k] <= 0 {
+		delete(m, k)
+	}
+}
+
+// jittered spreads d by ±20%.
+func jittered(d time.Duration) time.Duration {
+	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d)) // #nosec G404 -- spreading waits needs no secret randomness
 }
 
 // errNothingToDeliver ends a job whose event was purged or whose endpoint is deleted or disabled.
@@ -86,6 +145,14 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) 
 			Outcome: models.OutcomeSkipped, Error: "not sent: no API key of the client has the scope " + string(scope) + " any more"})
 		return river.JobCancel(errNoScope)
 	}
+	if ep.Paused(now) {
+		// The wait is no attempt: River does not count a snooze against the retries.
+		return river.JobSnooze(ep.PausedUntil.Sub(now) + jittered(busySnooze))
+	}
+	if !w.inFlight.acquire(ep.ID, ep.ClientID, cmp.Or(w.PerEndpoint, DefaultPerEndpoint), cmp.Or(w.PerClient, DefaultPerClient)) {
+		return river.JobSnooze(jittered(busySnooze))
+	}
+	defer w.inFlight.release(ep.ID, ep.ClientID)
 	body, err := ev.Payload()
 	if err != nil {
 		return river.JobCancel(err)
@@ -93,7 +160,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) 
 	a := w.Client.Deliver(ctx, Delivery{URL: ep.URL, MsgID: ev.PublicID(), Timestamp: now, Body: body, Secrets: ep.Secrets(now)})
 	last := job.Attempt > len(w.Delays)
 	rec := models.DeliveryAttempt{EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, Attempt: job.Attempt, At: now,
-		StatusCode: a.StatusCode, Duration: a.Duration, Outcome: models.OutcomeDelivered}
+		StatusCode: a.StatusCode, Duration: a.Duration, Outcome: models.OutcomeDelivered, TimedOut: a.TimedOut}
 	switch {
 	case a.Err != nil && last:
 		rec.Outcome, rec.Error = models.OutcomeFailed, a.Err.Error()

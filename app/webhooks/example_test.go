@@ -14,8 +14,8 @@ import (
 	"github.com/petstore/petstore/app/webhooks"
 )
 
-// verifyWebhook is the README's receiver, word for word (TestREADMESnippetsAreTheTestedOnes
-// holds them together).
+// verifyWebhook is the webhooks guide's receiver (docs/webhooks.md), word for word
+// (TestTheWebhooksGuidesReceiversAreTheTestedOnes holds them together).
 
 // verifyWebhook checks a delivery: secret is the endpoint's "whsec_..." secret, body the
 // request's raw bytes, exactly as received.

@@ -14,33 +14,33 @@ import (
 	"github.com/petstore/petstore/app/webhooks"
 )
 
-// readmeBlock returns the README's fenced code block of lang that contains marker.
-func readmeBlock(t *testing.T, lang, marker string) string {
+// guideBlock returns the webhooks guide's fenced code block of lang that contains marker.
+func guideBlock(t *testing.T, lang, marker string) string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	guide, err := os.ReadFile("../../docs/webhooks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, block := range strings.Split(string(readme), "```"+lang+"\n")[1:] {
+	for _, block := range strings.Split(string(guide), "```"+lang+"\n")[1:] {
 		code, _, ok := strings.Cut(block, "```")
 		if ok && strings.Contains(code, marker) {
 			return code
 		}
 	}
-	t.Fatalf("README.md has no %s block with %q", lang, marker)
+	t.Fatalf("docs/webhooks.md has no %s block with %q", lang, marker)
 	return ""
 }
 
-// The README's receivers are the tested ones: the Go function is ExampleSign_verify's, and the
+// The webhooks guide's receivers are the tested ones: the Go function is ExampleSign_verify's, and the
 // Python one is run against deliveries Sign made.
-func TestREADMESnippetsAreTheTestedOnes(t *testing.T) {
-	goCode := readmeBlock(t, "go", "func verifyWebhook(")
+func TestTheWebhooksGuidesReceiversAreTheTestedOnes(t *testing.T) {
+	goCode := guideBlock(t, "go", "func verifyWebhook(")
 	example, err := os.ReadFile("example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(example), goCode) {
-		t.Errorf("the README's verifyWebhook is not example_test.go's; make them the same:\n%s", goCode)
+		t.Errorf("docs/webhooks.md's verifyWebhook is not example_test.go's; make them the same:\n%s", goCode)
 	}
 
 	python, err := exec.LookPath("python3")
@@ -48,7 +48,7 @@ func TestREADMESnippetsAreTheTestedOnes(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("python3 is required under CI (apt-get install python3) and was not found")
 		}
-		t.Skip("python3 not found: the README's Python receiver is not run")
+		t.Skip("python3 not found: the webhooks guide's Python receiver is not run")
 	}
 	type delivery struct {
 		Name    string            `json:"name"`
@@ -93,7 +93,7 @@ func TestREADMESnippetsAreTheTestedOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := readmeBlock(t, "python", "def verify_webhook(") + `
+	script := guideBlock(t, "python", "def verify_webhook(") + `
 import base64, json, sys
 for d in json.load(sys.stdin):
     print(verify_webhook(d["secret"], d["headers"], base64.b64decode(d["body"]), d["now"]))
