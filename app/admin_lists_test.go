@@ -321,7 +321,7 @@ func TestCSVExportsAreTheWholeFilteredListInTheTablesOrderAndRunNothing(t *testi
 		o := s.PostJSON(t, "/v1/store/orders", map[string]any{"petId": pets[0].ID - 1})
 		wantStatus(t, &apptest.Page{Response: o}, http.StatusCreated)
 		orders := readCSV(t, b, "/admin/orders?format=csv", "orders")
-		if strings.Join(orders[0], ",") != "id,pet id,pet,status,ship date,placed,updated" || len(orders) != 2 || orders[1][2] != "Rex, \"the\" dog" || orders[1][3] != "placed" {
+		if strings.Join(orders[0], ",") != "id,pet id,pet,status,ship date,placed,updated,client id,client" || len(orders) != 2 || orders[1][2] != "Rex, \"the\" dog" || orders[1][3] != "placed" {
 			t.Fatalf("orders: %q", orders)
 		}
 		audit := readCSV(t, b, "/admin/audit?format=csv&object=order", "audit")

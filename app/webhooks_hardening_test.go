@@ -332,3 +332,48 @@ func TestAnEndpointThatKeepsTimingOutIsPausedAndItsDeliveriesArriveAfterwards(t 
 		}
 	})
 }
+
+// A webhook URL's query, where receivers often carry a token, never reaches the audit log (its
+// entries' names, before and after), while the endpoint itself still answers the whole URL; a
+// deleted endpoint keeps no signing secret.
+func TestTheAuditLogLeavesOutAWebhookURLsQueryAndADeletedEndpointKeepsNoSecret(t *testing.T) {
+	t.Parallel() // its own servers
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, webhookConfig(t, store))
+		ep := addEndpoint(t, s, "http://127.0.0.1:9/hook?token=s3cret-one", "pet.created")
+		if res := patchEndpoint(t, s, ep.ID, `{"url":"http://127.0.0.1:9/hook?token=s3cret-two","disabled":true}`); res.StatusCode != http.StatusOK {
+			t.Fatalf("PATCH: %d %s", res.StatusCode, res.Body)
+		}
+		var got endpoint
+		s.Get(t, "/v1/webhook-endpoints/"+itoa(ep.ID)).JSON(t, &got)
+		if got.URL != "http://127.0.0.1:9/hook?token=s3cret-two" {
+			t.Fatalf("the endpoint answers the URL %q, want the whole URL", got.URL)
+		}
+		if res := s.Do(t, s.NewRequest(t, http.MethodDelete, "/v1/webhook-endpoints/"+itoa(ep.ID), nil)); res.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %d %s", res.StatusCode, res.Body)
+		}
+
+		var entries []models.AuditEntry
+		if err := s.DB.Where("object_type = ?", models.ObjectWebhookEndpoint).Order("id").Find(&entries).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 3 {
+			t.Fatalf("%d audit entries of the endpoint, want 3 (create, update, delete)", len(entries))
+		}
+		for _, e := range entries {
+			if e.ObjectName != "http://127.0.0.1:9/hook" {
+				t.Errorf("audit entry %s is named %q, want the URL without its query", e.Action, e.ObjectName)
+			}
+			if strings.Contains(e.Before+e.After, "s3cret") || strings.Contains(e.Before+e.After, "token=") {
+				t.Errorf("audit entry %s keeps the query: before %s after %s", e.Action, e.Before, e.After)
+			}
+		}
+		var row struct{ Secret, PreviousSecret string }
+		if err := s.DB.Raw("SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ?", ep.ID).Scan(&row).Error; err != nil {
+			t.Fatal(err)
+		}
+		if row.Secret != "" || row.PreviousSecret != "" {
+			t.Fatalf("the deleted endpoint's row keeps secrets %q and %q", row.Secret, row.PreviousSecret)
+		}
+	})
+}

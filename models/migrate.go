@@ -86,6 +86,9 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 		return fmt.Errorf("migrate the job queue: %w", storeError(err, ""))
 	}
 	m.QueueVersions = versions
+	if err := adminIndexes(db, m); err != nil {
+		return fmt.Errorf("add the admin dashboard's indexes: %w", storeError(err, ""))
+	}
 	if m.KeysGivenClients, err = giveKeysClients(db); err != nil {
 		return fmt.Errorf("migrate API keys to clients: %w", storeError(err, ""))
 	}
@@ -247,4 +250,29 @@ func giveKeysClients(db *gorm.DB) (int, error) {
 		}
 		return nil
 	})
+}
+
+// The admin dashboard's indexes (issue 28), partial ones that GORM's tags cannot write for both
+// databases: each holds only the rows a dashboard count reads, so the counts stay small however
+// many orders, keys and endpoints there are. The queries (order_admin.go, admin_work.go) repeat
+// each predicate, as both databases need to use a partial index.
+var adminIndexDefs = []struct{ table, name, def string }{
+	{"orders", "idx_orders_live_ship_date", "orders (ship_date, id) WHERE " + liveOrders},
+	{"api_keys", "idx_api_keys_banned_until", "api_keys (banned_until) WHERE banned_until IS NOT NULL"},
+	{"webhook_endpoints", "idx_webhook_endpoints_troubled", "webhook_endpoints (id) WHERE " + troubledEndpoints},
+}
+
+func adminIndexes(db *gorm.DB, m *Migration) error {
+	for _, idx := range adminIndexDefs {
+		if db.Migrator().HasIndex(idx.table, idx.name) {
+			continue
+		}
+		if err := db.Exec("CREATE INDEX IF NOT EXISTS " + idx.name + " ON " + idx.def).Error; err != nil {
+			return err
+		}
+		if !m.Created {
+			m.Indexes = append(m.Indexes, idx.name)
+		}
+	}
+	return nil
 }

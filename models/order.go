@@ -104,6 +104,13 @@ type OrderFilter struct {
 	// Search is the admin pages' search box: a number (42 or #42) finds the order with that id,
 	// anything else is part of its pet's name (case-insensitive, ASCII), deleted pets included.
 	Search string
+	// Live keeps the orders that still hold their pet (placed or approved); with Status, too.
+	Live     bool
+	ClientID int64
+	// PlacedFrom and PlacedTo keep the orders placed in [PlacedFrom, PlacedTo); ShipFrom and
+	// ShipTo those to ship in [ShipFrom, ShipTo). A zero time leaves that end open.
+	PlacedFrom, PlacedTo time.Time
+	ShipFrom, ShipTo     time.Time
 }
 
 // orders lists the orders table. Besides id, a page may be sorted by the time it was placed, its
@@ -276,6 +283,7 @@ func (s *OrderStore) List(ctx context.Context, by Owner, f OrderFilter, page Pag
 		where = append(where, "pet_id = ?")
 		args = append(args, f.PetID)
 	}
+	where, args = f.adminWhere(where, args)
 	if id, ok := searchedID(f.Search); ok {
 		where, args = append(where, "id = ?"), append(args, id)
 	} else if f.Search != "" {

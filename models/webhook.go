@@ -93,11 +93,21 @@ func (e *WebhookEndpoint) auditFields() Fields {
 	for i, t := range types {
 		names[i] = string(t)
 	}
-	return Fields{"clientId": e.ClientID, "url": e.URL, "description": e.Description,
+	return Fields{"clientId": e.ClientID, "url": e.auditName(), "description": e.Description,
 		"events": strings.Join(names, " "), "disabled": e.Disabled(), "previousSecretUntil": e.PreviousSecretUntil}
 }
 
-func (e *WebhookEndpoint) auditName() string { return e.URL }
+// auditName is the endpoint's URL without its query and user information, where receivers often
+// carry a token: the audit log is read by every admin, the endpoint's page only by those who
+// may see its client.
+func (e *WebhookEndpoint) auditName() string {
+	u, err := url.Parse(e.URL)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
 
 // NewWebhookEndpoint is what a client gives to add an endpoint. Nil means the field was not given.
 type NewWebhookEndpoint struct {
@@ -426,12 +436,17 @@ func (s *WebhookStore) RotateSecret(ctx context.Context, clientID, id int64, act
 	})
 }
 
-// Delete deletes one of a client's endpoints: no delivery is made to it any more.
+// Delete deletes one of a client's endpoints: no delivery is made to it any more, and its signing
+// secrets are wiped.
 func (s *WebhookStore) Delete(ctx context.Context, clientID, id int64, actor string) error {
 	return storeError(s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
 		var e WebhookEndpoint
 		if err := tx.Clauses(forUpdate).Where("client_id = ?", clientID).Take(&e, id).Error; err != nil {
 			return storeError(err, endpointNotFound(id))
+		}
+		// The row stays for the attempts staff read; its secrets go, nothing signs with them again.
+		if err := tx.Model(&e).Updates(map[string]any{"secret": "", "previous_secret": "", "previous_secret_until": nil}).Error; err != nil {
+			return err
 		}
 		if err := tx.Delete(&e).Error; err != nil {
 			return err

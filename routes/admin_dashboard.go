@@ -1,29 +1,85 @@
 package routes
 
 import (
+	"net/url"
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
 
-// dashboard shows the counts a shift starts with.
+// dashboardTroubleShown is how many troubled webhook endpoints the dashboard names.
+const dashboardTroubleShown = 5
+
+// dashboardChangesShown is how many of the latest changes the dashboard shows.
+const dashboardChangesShown = 5
+
+// dashboard is the work waiting and the problems first, each linked to the list that holds it,
+// then the counts a shift starts with. Webhook endpoints, keys and the audit log show only to the
+// roles that may open their pages (models.Rights).
 func (a *admin) dashboard(c *fiber.Ctx) error {
-	byStatus, err := a.pets.CountByStatus(c.UserContext())
+	ctx := c.UserContext()
+	today := a.today()
+	day := today.Format(time.DateOnly)
+	work, err := a.orders.Work(ctx, today)
 	if err != nil {
 		return err
 	}
-	var d views.DashboardProps
+	d := views.DashboardProps{Today: day, Work: []views.Stat{
+		{Label: "Orders waiting for approval", Key: "waiting", N: work.Waiting, URL: "/admin/orders?status=placed&sort=placed", Alert: true},
+		{Label: "Due to ship today", Key: "due-today", N: work.DueToday, URL: ordersURL(url.Values{"status": {statusLive}, "shipFrom": {day}, "shipTo": {day}}), Alert: true},
+		{Label: "Overdue (ship date passed)", Key: "overdue", N: work.Overdue, URL: ordersURL(url.Values{"status": {statusLive}, "shipTo": {today.AddDate(0, 0, -1).Format(time.DateOnly)}}), Alert: true},
+	}}
+	role := currentStaff(c).Role
+	if role.May(models.RightClients) {
+		failing, disabled, err := a.webhooks.CountTroubled(ctx)
+		if err != nil {
+			return err
+		}
+		d.Work = append(d.Work,
+			views.Stat{Label: "Failing webhook endpoints", Key: "failing", N: failing, URL: "/admin/webhooks?state=" + models.EndpointFailing, Alert: true},
+			views.Stat{Label: "Disabled webhook endpoints", Key: "disabled", N: disabled, URL: "/admin/webhooks?state=" + models.EndpointDisabled, Alert: true})
+		troubled, err := a.webhooks.Troubled(ctx, dashboardTroubleShown)
+		if err != nil {
+			return err
+		}
+		if d.Troubled, err = a.endpointRows(c, troubled); err != nil {
+			return err
+		}
+	}
+	if role.May(models.RightKeys) {
+		banned, err := a.keys.CountBanned(ctx, a.now())
+		if err != nil {
+			return err
+		}
+		d.Work = append(d.Work, views.Stat{Label: "API keys banned now", Key: "banned", N: banned, URL: "/admin/keys?state=" + models.KeyBanned, Alert: true})
+	}
+	if role.May(models.RightAudit) {
+		changes, err := a.audit.List(ctx, models.AuditFilter{}, models.Page{Limit: dashboardChangesShown, Sort: models.AuditOrder})
+		if err != nil {
+			return err
+		}
+		if d.Changes, err = a.auditRows(c, changes.Items); err != nil {
+			return err
+		}
+		d.ShowChanges = true
+	}
+	byStatus, err := a.pets.CountByStatus(ctx)
+	if err != nil {
+		return err
+	}
 	for _, s := range models.PetStatuses {
 		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], URL: "/admin/pets?status=" + string(s)})
 	}
-	orders, err := a.orders.CountByStatus(c.UserContext())
+	orders, err := a.orders.CountByStatus(ctx)
 	if err != nil {
 		return err
 	}
 	for _, s := range models.OrderStatuses {
 		d.Orders = append(d.Orders, views.Stat{Key: string(s), Badge: true, N: orders[s], URL: "/admin/orders?status=" + string(s)})
 	}
-	traffic, err := a.limiter.Today(c.UserContext())
+	traffic, err := a.limiter.Today(ctx)
 	if err != nil {
 		return err
 	}
@@ -33,3 +89,5 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 	}
 	return render(c, views.Dashboard(page(c, "Dashboard", views.SectionDashboard), d))
 }
+
+func ordersURL(q url.Values) string { return "/admin/orders?" + q.Encode() }

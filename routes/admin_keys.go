@@ -2,6 +2,7 @@ package routes
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,17 +50,31 @@ func (a *admin) keyRows(c *fiber.Ctx, keys []models.APIKey) ([]views.KeyRow, err
 	return rows, nil
 }
 
+// renderKeys is the keys page; ?state= keeps the keys in one state (the dashboard's banned keys).
 func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
+	state, err := adminQuery(c).one("state")
+	if err != nil {
+		return err
+	}
+	if state != "" && !slices.Contains(keyStates, state) {
+		return &models.Error{Code: models.EInvalid, Field: "state", Message: "state: must be one of " + strings.Join(keyStates, ", ") + ", or left out for every key"}
+	}
 	keys, err := a.keys.List(c.UserContext())
 	if err != nil {
 		return err
+	}
+	if state != "" {
+		now := a.now()
+		keys = slices.DeleteFunc(keys, func(k models.APIKey) bool { return k.State(now) != state })
 	}
 	rows, err := a.keyRows(c, keys)
 	if err != nil {
 		return err
 	}
-	return render(c, views.Keys(page(c, "API keys", views.SectionKeys), views.KeysProps{Form: form, Rows: rows}))
+	return render(c, views.Keys(page(c, "API keys", views.SectionKeys), views.KeysProps{Form: form, Rows: rows, State: state}))
 }
+
+var keyStates = []string{models.KeyActive, models.KeyBanned, models.KeyExpired, models.KeyRevoked}
 
 // newKeyForm is the form that issues a key, before anything is typed: every scope ticked.
 func newKeyForm() views.KeyForm {

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +14,86 @@ import (
 )
 
 func orderRow(o *models.Order, petName string) views.OrderRow {
-	return views.OrderRow{ID: o.ID, PetID: o.PetID, PetName: petName, Status: string(o.Status),
+	r := views.OrderRow{ID: o.ID, PetID: o.PetID, PetName: petName, Status: string(o.Status),
 		ShipDate: o.ShipDate, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
+	if o.ClientID != nil {
+		r.ClientID = *o.ClientID
+	}
+	return r
+}
+
+// statusLive is the status filter's choice for the orders that still hold their pet.
+const statusLive = "live"
+
+// dateParam reads a day such as 2026-11-28 from the query; the zero time when absent.
+func dateParam(q query, name string) (time.Time, error) {
+	s, err := q.one(name)
+	if err != nil || s == "" {
+		return time.Time{}, err
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, &models.Error{Code: models.EInvalid, Field: name, Message: name + ": must be a day such as 2026-11-28, got " + strconv.Quote(s)}
+	}
+	return d, nil
+}
+
+// orderFilter reads the orders table's filters: status (or live), search, client, and the days
+// placed (the store's days) and to ship (calendar days), each range with both ends included.
+func (a *admin) orderFilter(q query, l *views.OrdersListProps) (models.OrderFilter, error) {
+	var f models.OrderFilter
+	var err error
+	if l.Status, err = q.one("status"); err != nil {
+		return f, err
+	}
+	search, err := q.one("q")
+	if err != nil {
+		return f, err
+	}
+	l.Q = strings.TrimSpace(search)
+	if utf8.RuneCountInString(l.Q) > models.MaxNameLength {
+		return f, models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
+	}
+	f.Search = l.Q
+	if l.Status == statusLive {
+		f.Live = true
+	} else if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
+		return f, err
+	}
+	if f.ClientID, err = param(q, "client", parseID); err != nil {
+		return f, err
+	}
+	days := []struct {
+		name string
+		day  *time.Time
+		text *string
+	}{{"placedFrom", &f.PlacedFrom, &l.PlacedFrom}, {"placedTo", &f.PlacedTo, &l.PlacedTo}, {"shipFrom", &f.ShipFrom, &l.ShipFrom}, {"shipTo", &f.ShipTo, &l.ShipTo}}
+	for _, d := range days {
+		if *d.day, err = dateParam(q, d.name); err != nil {
+			return f, err
+		}
+		if !d.day.IsZero() {
+			*d.text = d.day.Format(time.DateOnly)
+		}
+	}
+	if !f.PlacedTo.IsZero() && f.PlacedTo.Before(f.PlacedFrom) {
+		return f, &models.Error{Code: models.EInvalid, Field: "placedTo", Message: "placedTo: must not be before placedFrom"}
+	}
+	if !f.ShipTo.IsZero() && f.ShipTo.Before(f.ShipFrom) {
+		return f, &models.Error{Code: models.EInvalid, Field: "shipTo", Message: "shipTo: must not be before shipFrom"}
+	}
+	// The store's days for when orders were placed; ship dates are calendar days, stored at UTC
+	// midnight. A range's last day is included: it ends at the next day's start.
+	if !f.PlacedFrom.IsZero() {
+		f.PlacedFrom = time.Date(f.PlacedFrom.Year(), f.PlacedFrom.Month(), f.PlacedFrom.Day(), 0, 0, 0, 0, a.zone)
+	}
+	if !f.PlacedTo.IsZero() {
+		f.PlacedTo = time.Date(f.PlacedTo.Year(), f.PlacedTo.Month(), f.PlacedTo.Day()+1, 0, 0, 0, 0, a.zone)
+	}
+	if !f.ShipTo.IsZero() {
+		_, f.ShipTo = models.DayRange(f.ShipTo)
+	}
+	return f, nil
 }
 
 // historyRows writes status changes for the timeline, their actors by name as in the audit log.
@@ -54,21 +133,17 @@ var newestOrdersFirst = models.Sort{Key: "placed", Desc: true}
 // whole filtered list as CSV.
 func (a *admin) listOrders(c *fiber.Ctx) error {
 	q := adminQuery(c)
-	status, err := q.one("status")
+	var l views.OrdersListProps
+	f, err := a.orderFilter(q, &l)
 	if err != nil {
 		return err
 	}
-	search, err := q.one("q")
-	if err != nil {
-		return err
-	}
-	l := views.OrdersListProps{Status: status, Q: strings.TrimSpace(search)}
-	if utf8.RuneCountInString(l.Q) > models.MaxNameLength {
-		return models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
-	}
-	f := models.OrderFilter{Search: l.Q}
-	if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
-		return err
+	if f.ClientID != 0 {
+		cl, err := a.clients.Get(c.UserContext(), f.ClientID)
+		if err != nil {
+			return err
+		}
+		l.ClientID, l.ClientName = cl.ID, cl.Name
 	}
 	sort, err := sortOf(q, orderColumns, newestOrdersFirst)
 	if err != nil {
@@ -96,10 +171,17 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	clients, err := a.clients.Names(c.UserContext(), orderClients(orders.Items))
+	if err != nil {
+		return err
+	}
 	l.Rows = make([]views.OrderRow, len(orders.Items))
 	for i := range orders.Items {
 		l.Rows[i] = orderRow(&orders.Items[i], names[orders.Items[i].PetID])
+		l.Rows[i].ClientName = clients[l.Rows[i].ClientID]
 	}
+	l.Admin = currentStaff(c).Role.May(models.RightClients)
+	l.Back = c.OriginalURL()
 	l.Pager = pager(c, pg, orders)
 	l.Sort = sortHeaders(c, orderColumns, pg.Sort, newestOrdersFirst)
 	l.CSVURL = withQuery(c, "format", "csv")
@@ -110,9 +192,20 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 	return render(c, views.OrdersList(page(c, "Orders", views.SectionOrders), l))
 }
 
+// orderClients are the clients of orders, once each.
+func orderClients(orders []models.Order) []int64 {
+	var ids []int64
+	for _, o := range orders {
+		if o.ClientID != nil && !slices.Contains(ids, *o.ClientID) {
+			ids = append(ids, *o.ClientID)
+		}
+	}
+	return ids
+}
+
 // exportOrders streams the filtered orders, in the table's order, as CSV.
 func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sort) error {
-	header := []string{"id", "pet id", "pet", "status", "ship date", "placed", "updated"}
+	header := []string{"id", "pet id", "pet", "status", "ship date", "placed", "updated", "client id", "client"}
 	return a.exportCSV(c, "orders", header, func(ctx context.Context, rows csvRows) error {
 		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
 			return a.orders.List(ctx, models.StaffOwner, f, pg)
@@ -125,14 +218,21 @@ func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sor
 			if err != nil {
 				return err
 			}
+			clients, err := a.clients.Names(ctx, orderClients(orders))
+			if err != nil {
+				return err
+			}
 			for i := range orders {
 				o := &orders[i]
-				ship := ""
+				ship, client, clientName := "", "", ""
 				if o.ShipDate != nil {
 					ship = o.ShipDate.UTC().Format(time.DateOnly)
 				}
+				if o.ClientID != nil {
+					client, clientName = strconv.FormatInt(*o.ClientID, 10), clients[*o.ClientID]
+				}
 				err := rows.Row(strconv.FormatInt(o.ID, 10), strconv.FormatInt(o.PetID, 10), names[o.PetID], string(o.Status),
-					ship, rows.Time(&o.CreatedAt), rows.Time(&o.UpdatedAt))
+					ship, rows.Time(&o.CreatedAt), rows.Time(&o.UpdatedAt), client, clientName)
 				if err != nil {
 					return err
 				}
@@ -166,6 +266,18 @@ var orderActionDone = map[models.Action]string{
 // renderOrder shows an order with exactly the actions its status allows (the lifecycle's own
 // list); refusal is why the last action was refused.
 func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
+	return a.renderOrderWith(c, id, func(d *views.OrderDetailProps) { d.Error = refusal })
+}
+
+// renderOrderEarly asks, on the order's page, to confirm delivering it before its ship date.
+func (a *admin) renderOrderEarly(c *fiber.Ctx, id int64) error {
+	return a.renderOrderWith(c, id, func(d *views.OrderDetailProps) { d.ConfirmEarly = true })
+}
+
+// today is the store's day now.
+func (a *admin) today() time.Time { return a.now().In(a.zone) }
+
+func (a *admin) renderOrderWith(c *fiber.Ctx, id int64, set func(*views.OrderDetailProps)) error {
 	ctx := c.UserContext()
 	o, err := a.orders.Get(ctx, id, models.StaffOwner)
 	if err != nil {
@@ -179,7 +291,8 @@ func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
 	if err != nil {
 		return err
 	}
-	d := views.OrderDetailProps{Order: orderRow(o, p.Name), Error: refusal}
+	d := views.OrderDetailProps{Order: orderRow(o, p.Name)}
+	set(&d)
 	if d.History, err = a.historyRows(c, history); err != nil {
 		return err
 	}
@@ -215,6 +328,15 @@ func (a *admin) orderAction(act models.Action) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		if act == models.ActionDeliver && c.FormValue("early") != "yes" {
+			o, err := a.orders.Get(c.UserContext(), id, models.StaffOwner)
+			if err != nil {
+				return err
+			}
+			if o.EarlyOn(a.today()) {
+				return a.renderOrderEarly(c, id)
+			}
+		}
 		o, err := a.orders.Apply(c.UserContext(), id, act, models.StaffActor(currentStaff(c).Username))
 		if models.ErrorCode(err) == models.EConflict {
 			// The page was stale: someone else moved the order on. Say so, and show it as it is now.
@@ -231,4 +353,109 @@ func (a *admin) orderAction(act models.Action) fiber.Handler {
 		}
 		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(id, 10), "Order #"+strconv.FormatInt(id, 10)+" is now "+string(o.Status)+".")
 	}
+}
+
+// maxBulkOrders bounds one bulk action: the orders ticked on a page of the table, with room.
+const maxBulkOrders = 100
+
+// orderBulkVerbs say what a bulk action did to an order, and what a refusal did not do.
+var orderBulkVerbs = map[models.Action]string{
+	models.ActionApprove: "approved", models.ActionDeliver: "delivered", models.ActionCancel: "cancelled",
+}
+
+// bulkOrders approves, delivers or cancels the orders ticked in the orders table. The first post
+// shows the orders and what will be done, with those that would be delivered before their ship
+// date marked; the confirmed one does it, order by order through the lifecycle's rules
+// (ApplyEach), and shows what came of each.
+func (a *admin) bulkOrders(c *fiber.Ctx) error {
+	back := safeNext(c.FormValue("back"))
+	if back != "/admin/orders" && !strings.HasPrefix(back, "/admin/orders?") {
+		back = "/admin/orders"
+	}
+	act, err := models.ParseAction("action", c.FormValue("action"))
+	if err != nil {
+		return invalidParam(err)
+	}
+	var ids []int64
+	for _, v := range c.Request().PostArgs().PeekMulti("id") {
+		id, err := parseID("id", string(v))
+		if err != nil {
+			return invalidParam(err)
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > maxBulkOrders {
+		return models.Errorf(models.EInvalid, "id: at most %d orders at once, got %d", maxBulkOrders, len(ids))
+	}
+	ctx := c.UserContext()
+	b := views.OrderBulkProps{Action: string(act), Label: orderActionLabels[act].Label, Done: orderBulkVerbs[act], Back: back}
+	if len(ids) == 0 {
+		c.Status(fiber.StatusBadRequest)
+		return render(c, views.OrderBulkNothing(page(c, "No orders selected", views.SectionOrders), back))
+	}
+	if c.FormValue("confirm") != "yes" {
+		today := a.today()
+		b.Today = today.Format(time.DateOnly)
+		for _, id := range ids {
+			o, err := a.orders.Get(ctx, id, models.StaffOwner)
+			if models.ErrorCode(err) == models.ENotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			r := orderRow(o, "")
+			r.Early = act == models.ActionDeliver && o.EarlyOn(today) && slices.Contains(o.Actions(), act)
+			b.Orders = append(b.Orders, r)
+		}
+		if err := a.namePets(ctx, b.Orders); err != nil {
+			return err
+		}
+		return render(c, views.OrderBulkConfirm(page(c, "Confirm a bulk change", views.SectionOrders), b))
+	}
+	results, err := a.orders.ApplyEach(ctx, ids, act, models.StaffActor(currentStaff(c).Username))
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		row := views.OrderResultRow{Order: views.OrderRow{ID: r.ID}}
+		switch {
+		case r.Order == nil:
+			row.Message = "is no longer there."
+		case r.Refusal != nil:
+			row.Order = orderRow(r.Order, "")
+			row.Message = "was not " + orderBulkVerbs[act] + ": it is " + string(r.Order.Status) + ", which allows " + allowedWords(r.Order.Actions()) + "."
+		default:
+			row.Order, row.OK = orderRow(r.Order, ""), true
+			b.Changed++
+			row.Message = "is now " + string(r.Order.Status) + "."
+		}
+		b.Results = append(b.Results, row)
+	}
+	rows := make([]views.OrderRow, len(b.Results))
+	for i := range b.Results {
+		rows[i] = b.Results[i].Order
+	}
+	if err := a.namePets(ctx, rows); err != nil {
+		return err
+	}
+	for i := range b.Results {
+		b.Results[i].Order = rows[i]
+	}
+	return render(c, views.OrderBulkDone(page(c, "Bulk change", views.SectionOrders), b))
+}
+
+// namePets fills in the pet names of order rows.
+func (a *admin) namePets(ctx context.Context, rows []views.OrderRow) error {
+	ids := make([]int64, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].PetID
+	}
+	names, err := a.pets.Names(ctx, ids)
+	for i := range rows {
+		rows[i].PetName = names[rows[i].PetID]
+	}
+	return err
 }

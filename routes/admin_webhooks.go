@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,21 +12,65 @@ import (
 // endpointAttemptsShown is how many of an endpoint's most recent attempts its page shows.
 const endpointAttemptsShown = 50
 
+// endpointRow shows an endpoint in its state (a failing one is never "active") and since when.
 func endpointRow(e *models.WebhookEndpoint) views.EndpointRow {
-	r := views.EndpointRow{ID: e.ID, ClientID: e.ClientID, URL: e.URL, Description: e.Description, State: "active",
-		FailingSince: e.FailingSince, CreatedAt: e.CreatedAt}
+	r := views.EndpointRow{ID: e.ID, ClientID: e.ClientID, URL: e.URL, Description: e.Description, State: e.State(),
+		FailingSince: e.FailingSince, Since: e.Since(), CreatedAt: e.CreatedAt}
 	for _, t := range e.Events.List() {
 		r.Events = append(r.Events, string(t))
 	}
-	switch {
-	case e.DeletedAt.Valid:
-		r.State = "deleted"
-	case e.Disabled():
-		r.State = "disabled"
+	if r.State == models.EndpointDisabled {
 		r.DisabledWhy = map[string]string{models.DisabledByClient: "by the client",
 			models.DisabledByFailing: "after 5 days of failed deliveries"}[e.DisabledReason]
 	}
 	return r
+}
+
+// endpointRows are endpoints of several clients, each with its client's name.
+func (a *admin) endpointRows(c *fiber.Ctx, list []models.WebhookEndpoint) ([]views.EndpointRow, error) {
+	ids := make([]int64, 0, len(list))
+	for _, e := range list {
+		if !slices.Contains(ids, e.ClientID) {
+			ids = append(ids, e.ClientID)
+		}
+	}
+	names, err := a.clients.Names(c.UserContext(), ids)
+	rows := make([]views.EndpointRow, len(list))
+	for i := range list {
+		rows[i] = endpointRow(&list[i])
+		rows[i].ClientName = names[list[i].ClientID]
+	}
+	return rows, err
+}
+
+// webhooksShown bounds the endpoints in trouble listed at once.
+const webhooksShown = 500
+
+// listWebhooks lists the webhook endpoints in trouble, every client's: failing or disabled
+// (?state=), the longest in trouble first.
+func (a *admin) listWebhooks(c *fiber.Ctx) error {
+	state, err := adminQuery(c).one("state")
+	if err != nil {
+		return err
+	}
+	if state != "" && state != models.EndpointFailing && state != models.EndpointDisabled {
+		return &models.Error{Code: models.EInvalid, Field: "state", Message: "state: must be failing or disabled, or left out for both"}
+	}
+	list, err := a.webhooks.Troubled(c.UserContext(), webhooksShown)
+	if err != nil {
+		return err
+	}
+	kept := list[:0]
+	for _, e := range list {
+		if state == "" || e.State() == state {
+			kept = append(kept, e)
+		}
+	}
+	rows, err := a.endpointRows(c, kept)
+	if err != nil {
+		return err
+	}
+	return render(c, views.WebhooksList(page(c, "Webhook endpoints in trouble", views.SectionClients), views.WebhooksListProps{State: state, Rows: rows}))
 }
 
 // clientWebhooks is the webhook endpoints section of a client's page.
