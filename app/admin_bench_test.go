@@ -17,7 +17,8 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// BenchmarkAdminMillionPets reads the admin pets list, with its total, and exports it as CSV, on
+// BenchmarkAdminMillionPets reads the admin pets list, with its total, jumps to pages by their
+// number, and exports it as CSV, on
 // PostgreSQL holding 1,000,000 pets (seeding them takes a minute or so). Each request goes through
 // the whole middleware chain with a staff session, as BenchmarkListPets does for the API. The
 // export reports the most heap the process had in use meanwhile (peak-heap-MB, against
@@ -59,6 +60,11 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 		{"by-name", "/admin/pets?sort=name", "1–25 of about 1,000,000 pets"},
 		{"last-page-newest-first", "/admin/pets?sort=-updated&cursor=" + models.Cursor{Sort: models.Sort{Key: "updated", Desc: true}, Last: true}.Encode(), "Showing 25 of about 1,000,000 pets"},
 		{"sold", "/admin/pets?status=sold", ""},
+		// Page jumps: the deepest a number reaches (2,001, past 50,000 rows), by id and by name, and
+		// one in a filtered list.
+		{"page-2001", "/admin/pets?page=2001", "50,001–50,025 of about 1,000,000 pets"},
+		{"page-2001-by-name", "/admin/pets?sort=name&page=2001", "50,001–50,025 of about 1,000,000 pets"},
+		{"page-400-sold", "/admin/pets?status=sold&page=400", ""},
 	} {
 		b.Run(page.name, func(b *testing.B) {
 			rc := newRequestCtx()

@@ -408,11 +408,20 @@ func TestBulkActionsConfirmHowManyApplyEachPetsRulesAndListTheRefusals(t *testin
 		var refusals []string
 		done.TestID("bulk-refusal").Each(func(_ int, s *goquery.Selection) { refusals = append(refusals, s.Text()) })
 		want := []string{
-			fmt.Sprintf("Held (#%d) was not set to available: order #%d (placed) holds it; approve, deliver or cancel that order to move it on.", held, o.ID),
-			fmt.Sprintf("Sold (#%d) was not set to available: it was sold through order #%d, so it stays sold.", soldThrough, o2.ID),
+			fmt.Sprintf("Held (#%d) was not set to available: order #%d (placed) holds it; approve or cancel that order to move it on.", held, o.ID),
+			fmt.Sprintf("Sold (#%d) was not set to available: it was sold through order #%d and stays sold.", soldThrough, o2.ID),
 		}
 		if !slices.Equal(refusals, want) {
 			t.Fatalf("refusals:\n%q\nwant\n%q", refusals, want)
+		}
+		// Some changed, some were refused: the result is a warning, and names the orders as links.
+		if got := done.TestID("bulk-outcome").AttrOr("data-outcome", ""); got != "warn" {
+			t.Fatalf("2 changed and 2 refused shows as %q, want warn", got)
+		}
+		var links []string
+		done.TestID("bulk-refusal-order").Each(func(_ int, a *goquery.Selection) { links = append(links, a.AttrOr("href", "")) })
+		if want := []string{fmt.Sprintf("/admin/orders/%d", o.ID), fmt.Sprintf("/admin/orders/%d", o2.ID)}; !slices.Equal(links, want) {
+			t.Fatalf("the refusals link %v, want %v", links, want)
 		}
 		if done.TestID("bulk-back").AttrOr("href", "") != "/admin/pets?sort=name" {
 			t.Fatalf("back leads to %q", done.TestID("bulk-back").AttrOr("href", ""))

@@ -42,30 +42,32 @@ var petColumns = []sortColumn{
 	{key: "updated", label: "Updated", newestFirst: true, asc: "Updated, oldest first", desc: "Updated, newest first"},
 }
 
-// listPets is the pets table: filters by status, category and a search (an id, or part of a
-// name), the deleted pets instead of the catalogue, sorted by a column, keyset-paginated with
-// its total, all in the query string; or, with format=csv, the whole filtered list as CSV.
-func (a *admin) listPets(c *fiber.Ctx) error {
-	q := adminQuery(c)
+// petFilter reads the pets table's filters, each parameter's value given by get: as typed, and
+// as the store takes them.
+func petFilter(get func(name string) (string, error)) (views.PetFilter, models.PetFilter, error) {
 	var f views.PetFilter
+	var filter models.PetFilter
 	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.CategoryID, "q": &f.Q, "show": &f.Show} {
-		v, err := q.one(name)
+		v, err := get(name)
 		if err != nil {
-			return err
+			return f, filter, err
 		}
 		*dst = v
 	}
 	f.Q = strings.TrimSpace(f.Q)
-	var filter models.PetFilter
 	var err error
-	if filter.Status, err = param(q, "status", models.ParsePetStatus); err != nil {
-		return err
+	if f.Status != "" {
+		if filter.Status, err = models.ParsePetStatus("status", f.Status); err != nil {
+			return f, filter, invalidParam(err)
+		}
 	}
-	if filter.CategoryID, err = param(q, "category", parseID); err != nil {
-		return err
+	if f.CategoryID != "" {
+		if filter.CategoryID, err = parseID("category", f.CategoryID); err != nil {
+			return f, filter, invalidParam(err)
+		}
 	}
 	if utf8.RuneCountInString(f.Q) > models.MaxNameLength {
-		return models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
+		return f, filter, models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
 	}
 	filter.Search = f.Q
 	switch f.Show {
@@ -73,7 +75,19 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	case views.ShowDeleted:
 		filter.Deleted = true
 	default:
-		return &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
+		return f, filter, &models.Error{Code: models.EInvalid, Field: "show", Message: "show: must be " + views.ShowDeleted + ", or left out for the catalogue"}
+	}
+	return f, filter, nil
+}
+
+// listPets is the pets table: filters by status, category and a search (an id, or part of a
+// name), the deleted pets instead of the catalogue, sorted by a column, keyset-paginated with
+// its total, all in the query string; or, with format=csv, the whole filtered list as CSV.
+func (a *admin) listPets(c *fiber.Ctx) error {
+	q := adminQuery(c)
+	f, filter, err := petFilter(q.one)
+	if err != nil {
+		return err
 	}
 	sort, err := sortOf(q, petColumns, models.Sort{})
 	if err != nil {
@@ -107,10 +121,24 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	if pg.Sort != (models.Sort{}) {
 		l.SortParam = pg.Sort.String()
 	}
+	ids := make([]int64, len(pets.Items))
 	for i := range pets.Items {
 		l.Rows[i] = petRow(&pets.Items[i], names)
+		ids[i] = pets.Items[i].ID
+	}
+	holders, err := a.orders.Holders(c.UserContext(), ids)
+	if err != nil {
+		return err
+	}
+	for i := range l.Rows {
+		if h, ok := holders[l.Rows[i].ID]; ok {
+			l.Rows[i].HeldBy, l.Rows[i].HeldStatus = h.ID, string(h.Status)
+		}
 	}
 	l.Pager = pager(c, pg, pets)
+	if l.Pager.Exact && l.Pager.Total > int64(len(l.Rows)) && l.Pager.Total <= maxBulkPets {
+		l.SelectAll = int(l.Pager.Total)
+	}
 	return render(c, views.PetsList(page(c, "Pets", views.SectionPets), l))
 }
 

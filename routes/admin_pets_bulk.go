@@ -1,16 +1,17 @@
 package routes
 
 import (
+	"net/url"
 	"slices"
-	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 )
 
-// maxBulkPets bounds one bulk action: the pets ticked on a page of the table, with room to spare.
-const maxBulkPets = 100
+// maxBulkPets bounds one bulk action: the pets ticked on a page, or all that match the table's
+// filters ("select all"), one by one in a request's time.
+const maxBulkPets = 1000
 
 // bulkPets sets the status of, or deletes, the pets ticked in the pets table. The first post
 // shows what will be done to how many pets; the confirmed one does it, pet by pet, each in its
@@ -40,6 +41,12 @@ func (a *admin) bulkPets(c *fiber.Ctx) error {
 		return models.Errorf(models.EInvalid, "id: at most %d pets at once, got %d", maxBulkPets, len(ids))
 	}
 	ctx := c.UserContext()
+	if c.FormValue("all") == "yes" && c.FormValue("confirm") != "yes" {
+		var err error
+		if ids, err = a.matchingPets(c, back); err != nil {
+			return err
+		}
+	}
 	b := views.BulkProps{Action: action, Back: back}
 	for _, id := range ids {
 		p, err := a.pets.Get(ctx, id)
@@ -86,28 +93,64 @@ func (a *admin) bulkPets(c *fiber.Ctx) error {
 	return render(c, views.BulkDone(page(c, "Bulk change", views.SectionPets), b))
 }
 
-// refusal says, in a sentence, why the action was refused for a pet.
-func (a *admin) refusal(c *fiber.Ctx, r views.PetRow, action string, err error) (string, error) {
-	pet := r.Name + " (#" + strconv.FormatInt(r.ID, 10) + ")"
+// matchingPets are the ids of every pet the list at back shows, on all its pages: "select all"
+// acts on the list's filters, not on the ticked boxes.
+func (a *admin) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
+	u, err := url.Parse(back)
+	if err != nil {
+		return nil, invalidParam(err)
+	}
+	q := u.Query()
+	_, filter, err := petFilter(func(name string) (string, error) { return q.Get(name), nil })
+	if err != nil {
+		return nil, err
+	}
+	if filter.Deleted {
+		return nil, models.Errorf(models.EInvalid, "all: deleted pets take no bulk action; restore them one by one")
+	}
+	list, err := a.pets.List(c.UserContext(), filter, models.Page{Limit: maxBulkPets + 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(list.Items) > maxBulkPets {
+		return nil, models.Errorf(models.EInvalid, "all: more than %d pets match; narrow the filters first", maxBulkPets)
+	}
+	ids := make([]int64, len(list.Items))
+	for i := range list.Items {
+		ids[i] = list.Items[i].ID
+	}
+	return ids, nil
+}
+
+// refusal says why the action was refused for a pet, naming the order that holds it, if any
+// (the page puts a space either side of the order's link).
+func (a *admin) refusal(c *fiber.Ctx, r views.PetRow, action string, err error) (views.BulkRefusal, error) {
+	out := views.BulkRefusal{PetID: r.ID, PetName: r.Name}
 	verb := "was not set to " + action
 	if action == views.BulkDelete {
 		verb = "was not deleted"
 	}
 	if models.ErrorCode(err) == models.ENotFound {
-		return pet + " " + verb + ": it is no longer in the catalogue.", nil
+		out.Before = verb + ": it is no longer in the catalogue."
+		return out, nil
 	}
 	orders, err := a.orders.ListForPet(c.UserContext(), r.ID)
 	if err != nil {
-		return "", err
+		return out, err
 	}
 	h := models.HoldingOrder(orders)
-	switch {
-	case h == nil:
-		return pet + " " + verb + ": an order holds it.", nil
-	case h.Status == models.OrderDelivered:
-		return pet + " " + verb + ": it was sold through order #" + strconv.FormatInt(h.ID, 10) + ", so it stays sold.", nil
-	case action == views.BulkDelete:
-		return pet + " " + verb + ": order #" + strconv.FormatInt(h.ID, 10) + " (" + string(h.Status) + ") holds it. Cancel or deliver that order first.", nil
+	if h == nil {
+		out.Before = verb + ": an order holds it."
+		return out, nil
 	}
-	return pet + " " + verb + ": order #" + strconv.FormatInt(h.ID, 10) + " (" + string(h.Status) + ") holds it; approve, deliver or cancel that order to move it on.", nil
+	out.OrderID = h.ID
+	switch {
+	case h.Status == models.OrderDelivered:
+		out.Before, out.After = verb+": it was sold through", "and stays sold."
+	case action == views.BulkDelete:
+		out.Before, out.After = verb+":", "("+string(h.Status)+") holds it. Cancel or deliver that order first."
+	default:
+		out.Before, out.After = verb+":", "("+string(h.Status)+") holds it; "+views.OrderMoves(string(h.Status))+" that order to move it on."
+	}
+	return out, nil
 }
