@@ -3,7 +3,6 @@ package models_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/petstore/petstore/models"
 )
@@ -38,13 +37,18 @@ func TestPasswordsThatAreCommonGuessableOrHoldTheUsernameAreRefused(t *testing.T
 
 // The estimate reads 32 characters, so the longest password any form takes is checked quickly
 // (zxcvbn took 2.4 s for all 72 of these l33t symbols).
-func TestALongPasswordIsCheckedQuickly(t *testing.T) {
-	start := time.Now()
-	long := strings.Repeat("4@8({[<3691!|70$5+%2xQzKwPmVnRtY", 3)[:72]
-	if err := models.ValidatePassword("password", long, "ann"); err != nil {
+func TestALong72CharacterPasswordIsAccepted(t *testing.T) {
+	if err := models.ValidatePassword("password", longPassword, "ann"); err != nil {
 		t.Fatalf("a 72-character random password: %v", err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("checking it took %v, want well under the 2.4 s of all 72 characters", d)
+}
+
+// zxcvbn's cost climbs steeply with length; ValidatePassword scores only a prefix, so a long
+// password costs about what a 32-character one does (docs/performance.md).
+func BenchmarkValidatePasswordOf72Characters(b *testing.B) {
+	for b.Loop() {
+		_ = models.ValidatePassword("password", longPassword, "ann")
 	}
 }
+
+var longPassword = strings.Repeat("4@8({[<3691!|70$5+%2xQzKwPmVnRtY", 3)[:72]

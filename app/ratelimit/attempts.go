@@ -54,7 +54,6 @@ func AddressClient(ip string) string {
 type attemptCounts struct {
 	mu        sync.Mutex
 	keys      map[string]*attemptCount
-	swept     int
 	sweepSize int
 }
 
