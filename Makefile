@@ -1,5 +1,7 @@
 # The README's Quick start builds with `go build -o petstore .` (`make build` is the same build,
-# static, stripped and stamped with its version); `make test` runs the whole suite.
+# static, stripped and stamped with its version); `make test` runs the whole suite, and CI
+# (.ci/run) runs exactly it, so that a green make test on a developer's machine means a green CI.
+# What these targets cost is measured, and dated, in docs/performance.md.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/petstore/petstore/app.Version=$(VERSION)
@@ -15,10 +17,10 @@ build:
 # Every test runs in parallel with the others, four at a time: most of them wait on a process, a
 # browser or a delivery more than they use a core.
 # The race detector instruments the service's code and every library but the embedded SQLite
-# (modernc.org/...): SQLite's C translated to Go, which does its own locking, and whose
-# instrumentation made the SQLite tests about seven times slower (two models tests: 15.6 s
-# against 2.2 s). Races in the service's own use of it are still caught on the service's side.
-# The timeout is generous for a busy machine; the suite takes a few minutes on two cores.
+# (modernc.org/...): SQLite's C translated to Go does its own locking, and instrumenting it
+# slows every SQLite test several times over while finding nothing of ours. Races in the
+# service's own use of it are still caught on the service's side.
+# The timeout only bounds a hung test, so it leaves room for a busy machine.
 RACE := -race -gcflags='modernc.org/...=-race=false'
 test: export CGO_ENABLED := 1
 test:
@@ -60,10 +62,10 @@ check-generated: generate
 # gosec reads the service's code, not its tests nor generated code; a finding is fixed, or
 # justified where it stands with `// #nosec G… -- reason`. It is tools/thirdparty/gosec, gosec's own
 # analyzer under x/tools' driver: gosec's command would also build the cloud and AI SDKs of its
-# optional autofix, more than a minute on a fresh machine. The driver reads the dependencies from
-# the export data this compilation shares (a go vet tool would type-check each from source again,
-# modernc.org/sqlite's 30 s among them); -test=false keeps it to the service's code. It is built
-# first, so that a failed build stops make lint.
+# optional autofix, which lint never uses. The driver reads the dependencies from the export data
+# this compilation shares, where a go vet tool would type-check each of them from source again;
+# -test=false keeps it to the service's code. It is built first, so that a failed build stops
+# make lint.
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
@@ -84,7 +86,7 @@ api-compat:
 # go test -fuzz instruments every package its binary links, and the app package's other tests
 # link much more (a browser driver, a terminal, a property-testing library). The targets are
 # listed with -fuzz set (to match none), so that the listing uses the instrumented build the runs
-# use: a plain go test -list compiled everything once more, minutes on a fresh machine.
+# use rather than compiling everything once more without instrumentation.
 FUZZTIME ?= 2000x
 FUZZ_PKGS ?= ./app/fuzz/
 fuzz:

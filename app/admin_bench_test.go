@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"regexp"
@@ -18,8 +19,9 @@ import (
 )
 
 // BenchmarkAdminMillionPets reads the admin pets list, with its total, jumps to pages by their
-// number, and exports it as CSV, on
-// PostgreSQL holding 1,000,000 pets (seeding them takes a minute or so). Each request goes through
+// number, and exports it as CSV, on PostgreSQL holding 1,000,000 pets and 10,000 orders (seeding
+// them takes a minute or so); and the dashboard, as an admin sees it (every count of its work
+// and problems), and the orders lists it links to. Each request goes through
 // the whole middleware chain with a staff session, as BenchmarkListPets does for the API. The
 // export reports the most heap the process had in use meanwhile (peak-heap-MB, against
 // heap-before-MB when it started): a million rows must stream, not pile up.
@@ -30,20 +32,26 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 	cfg.AdminCountBudget = models.DefaultCountBudget // as in production
 	s := apptest.New(b, cfg, apptest.WithLog(app.NewLogger(cfg, io.Discard)))
 	ctx := context.Background()
-	if _, err := models.Seed(ctx, s.DB, models.SeedOptions{Pets: 1_000_000}); err != nil {
+	if _, err := models.Seed(ctx, s.DB, models.SeedOptions{Pets: 1_000_000, Orders: 10_000}); err != nil {
 		b.Fatal(err)
 	}
 	// Statistics, as autovacuum would gather them on a live database.
-	if err := s.DB.Exec("ANALYZE pets").Error; err != nil {
+	if err := s.DB.Exec("ANALYZE pets, orders").Error; err != nil {
 		b.Fatal(err)
 	}
 	s.CreateStaff(b, "sam", staffPassword, models.RoleStaff)
-	browser := s.NewBrowser(b)
-	browser.Login(b, "sam", staffPassword)
-	cookie := "petstore_session=" + browser.Cookie("petstore_session")
+	s.CreateStaff(b, "ada", adminPassword, models.RoleAdmin)
+	cookieOf := func(name, password string) string {
+		browser := s.NewBrowser(b)
+		browser.Login(b, name, password)
+		return "petstore_session=" + browser.Cookie("petstore_session")
+	}
+	cookie, adminCookie := cookieOf("sam", staffPassword), cookieOf("ada", adminPassword)
 	h := s.App.Handler()
+	var getAs func(rc *fasthttp.RequestCtx, uri, cookie string)
 
-	get := func(rc *fasthttp.RequestCtx, uri string) {
+	get := func(rc *fasthttp.RequestCtx, uri string) { getAs(rc, uri, cookie) }
+	getAs = func(rc *fasthttp.RequestCtx, uri, cookie string) {
 		rc.Request.Reset()
 		rc.Response.Reset()
 		rc.ResetUserValues()
@@ -78,6 +86,23 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 				b.Fatalf("GET %s says %q, want %q", page.uri, summary, page.says)
 			}
 			b.Logf("GET %s: %s", page.uri, summary[1])
+		})
+	}
+	today := time.Now().UTC().Format(time.DateOnly)
+	for _, page := range []struct{ name, uri, testid string }{
+		{"dashboard", "/admin", "dash-work-overdue"},
+		{"orders-overdue", "/admin/orders?status=live&shipTo=" + today, "orders-table"},
+		{"orders-waiting", "/admin/orders?status=placed&sort=placed", "orders-table"},
+	} {
+		b.Run(page.name, func(b *testing.B) {
+			rc := newRequestCtx()
+			b.ReportAllocs()
+			for b.Loop() {
+				getAs(rc, page.uri, adminCookie)
+			}
+			if !bytes.Contains(rc.Response.Body(), []byte(`data-testid="`+page.testid+`"`)) {
+				b.Fatalf("GET %s shows no %s", page.uri, page.testid)
+			}
 		})
 	}
 	b.Run("csv", func(b *testing.B) {

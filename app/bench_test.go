@@ -17,8 +17,7 @@ import (
 
 // The hot paths of the API, through the whole middleware chain and the real database, without a
 // network in between: each iteration hands one request to the server's handler, the way fasthttp
-// does for a connection. Logs are written as in production (JSON, the access log's lines by
-// routes.JSONAccessLog) but to io.Discard.
+// does for a connection. Logs are written as in production (JSON) but to io.Discard.
 // `make bench` measures the same paths under load, against a hand-written ceiling.
 
 // benchServer starts the service on a fresh database of the given kind holding pets pets, and
@@ -28,7 +27,7 @@ func benchServer(b *testing.B, store testenv.Store, pets int) (fasthttp.RequestH
 	b.Helper()
 	cfg := apptest.Config(b, store)
 	log := app.NewLogger(cfg, io.Discard)
-	s := apptest.New(b, cfg, apptest.WithLog(log), apptest.WithAccessLog(routes.JSONAccessLog(io.Discard, cfg.LogLevel, log)))
+	s := apptest.New(b, cfg, apptest.WithLog(log), apptest.WithAccessLog(routes.SlogAccessLog(log)))
 	if pets > 0 {
 		rows := make([]models.Pet, pets)
 		for i := range rows {

@@ -136,6 +136,23 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 			t.Fatalf("operation %s is not listed: %v", id, err)
 		}
 	}
+	// The first screen shows Authorize and the first operation: the description above them is a
+	// few lines, and the guide, if Swagger UI lists it at all, comes after the operations.
+	type positions struct{ Authorize, FirstOperation, LastTag, Guide, Height float64 }
+	screen, err := chromedp.Run(ctx, chromedp.Evaluate[positions](`(() => {
+		const top = s => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().top : -1; };
+		return {Authorize: top("button.authorize"), FirstOperation: top("#operations-animals-listPets"),
+			LastTag: top("#operations-tag-events"), Guide: top("#operations-tag-guide"), Height: window.innerHeight};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen.Authorize < 0 || screen.Authorize >= screen.Height || screen.FirstOperation < 0 || screen.FirstOperation >= screen.Height {
+		t.Errorf("Authorize at %.0f px and the first operation at %.0f px, not both on the first screen (%.0f px high)", screen.Authorize, screen.FirstOperation, screen.Height)
+	}
+	if screen.Guide >= 0 && screen.Guide < screen.LastTag {
+		t.Errorf("the guide is listed at %.0f px, before the events' operations (%.0f px)", screen.Guide, screen.LastTag)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("button.authorize")),
 		chromedp.SendKeys(chromedp.CSS(`.modal-ux input[aria-label="auth-bearer-value"]`), key),
@@ -192,10 +209,14 @@ func TestRedocShowsTheTagGroupsAndOperationsOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, group := range []string{"PETS", "STORE"} {
+	for _, group := range []string{"GUIDE", "PETS", "STORE"} {
 		if !strings.Contains(menu, group) {
 			t.Errorf("Redoc's menu does not show the tag group %s:\n%s", group, menu)
 		}
+	}
+	// The guide, first in the menu, holds the rules every operation shares.
+	if i := strings.Index(menu, "GUIDE"); i < 0 || i > strings.Index(menu, "PETS") || !strings.Contains(content, "Plans and rate limits") {
+		t.Errorf("Redoc does not show the guide first, with its rules:\n%s", menu)
 	}
 	for _, op := range []string{"List animals", "Add an animal", "Get an animal (deprecated)", "List categories",
 		"List store orders", "Place a store order", "Get a store order"} {

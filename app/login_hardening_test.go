@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
@@ -313,6 +315,51 @@ func TestLoginsFailuresLockOutsAndLogoutsAreInTheAuditLog(t *testing.T) {
 		}
 		if !strings.Contains(got, "someone not signed in | Staff #2 · sam | locked out | Address 192.0.2.31; Locked out until ") {
 			t.Errorf("the audit log lacks sam's lock-out:\n%s", got)
+		}
+	})
+}
+
+func TestAFloodOfLoginsLeavesTheAPIItsCores(t *testing.T) {
+	t.Parallel()
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := loginServer(t, store)
+		// Names that are no account's: each is checked against a hash of bcrypt's full cost.
+		var attempts []loginAttempt
+		for i := range 100 {
+			attempts = append(attempts, prepareLogin(t, s, fmt.Sprintf("198.18.%d.%d", i/250, i%250+1), fmt.Sprintf("nobody%d", i), "some password"))
+		}
+		// The API's answers meanwhile, one after another.
+		var latencies []time.Duration
+		done := make(chan map[int]int)
+		start := time.Now()
+		go func() { done <- burst(t, attempts) }()
+		var got map[int]int
+		for got == nil {
+			select {
+			case got = <-done:
+			default:
+				t0 := time.Now()
+				if res := s.Get(t, "/v1/pets"); res.StatusCode != http.StatusOK {
+					t.Fatalf("GET /v1/pets during the flood: %d", res.StatusCode)
+				}
+				latencies = append(latencies, time.Since(t0))
+			}
+		}
+		took := time.Since(start)
+		slices.Sort(latencies)
+		median := latencies[len(latencies)/2]
+		t.Logf("100 parallel logins: %v in %v; /v1 meanwhile: median %v, slowest %v of %d", got, took, median, latencies[len(latencies)-1], len(latencies))
+		if got[401] < 1 || got[503] < 1 || got[401]+got[503] != 100 {
+			t.Fatalf("100 parallel logins: %v, want 401s for the checked ones and 503s for the rest", got)
+		}
+		var checked int64
+		s.DB.Model(&models.AuditEntry{}).Where("action = ?", models.AuditLogInFailed).Count(&checked)
+		if checked != int64(got[401]) {
+			t.Fatalf("%d passwords checked, %d answered 401", checked, got[401])
+		}
+		// Unflooded, the list answers in about a millisecond; with every core on bcrypt, in seconds.
+		if median > 250*time.Millisecond {
+			t.Fatalf("GET /v1/pets during the flood: median %v, want under 250 ms", median)
 		}
 	})
 }

@@ -49,14 +49,9 @@ func WithMetrics(m *metrics.Metrics) Option { return func(p *parts) { p.metrics 
 // gives it one that writes out its lines in batches (newAccessLog).
 func WithAccessLog(log routes.AccessLog) Option { return func(p *parts) { p.accessLog = log } }
 
-// newAccessLog writes the lines of requests to lines in the configured format: JSON formatted by
-// hand, as slog's JSONHandler writes it (routes.JSONAccessLog), or text through slog.
+// newAccessLog writes the lines of requests to lines in the configured format, through slog.
 func newAccessLog(cfg Config, lines *logLines) routes.AccessLog {
-	log := NewLogger(cfg, lines)
-	if cfg.LogFormat == "text" {
-		return routes.SlogAccessLog(log)
-	}
-	return routes.JSONAccessLog(lines, cfg.LogLevel, log)
+	return routes.SlogAccessLog(NewLogger(cfg, lines))
 }
 
 // WithStaffHashCost makes the service hash the passwords it sets (a reset's one-time password,

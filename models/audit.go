@@ -215,12 +215,8 @@ func NewAuditStore(db *gorm.DB) *AuditStore { return &AuditStore{db: db} }
 
 // auditEntries lists the log newest first, by id only.
 var auditEntries = keyset[AuditEntry]{
-	table:   "audit_entries",
-	columns: "id, created_at, actor, object_type, object_id, object_name, action, before, after",
-	fields: func(e *AuditEntry) []any {
-		return []any{&e.ID, &e.CreatedAt, &e.Actor, &e.ObjectType, &e.ObjectID, &e.ObjectName, &e.Action, &e.Before, &e.After}
-	},
-	id: func(e *AuditEntry) int64 { return e.ID },
+	table: "audit_entries",
+	id:    func(e *AuditEntry) int64 { return e.ID },
 }
 
 // AuditOrder is the audit log's one order: newest first.

@@ -140,63 +140,10 @@ func ParseEventID(s string) (seq, id int64, ok bool) {
 	return seq, id, seq >= 0 && id > 0 && eventIDs.EncodeToString(b) == rest
 }
 
-// EventData is an event's data: the object after the change and, for an update, the changed
-// fields' earlier values.
-type EventData struct {
-	Object   json.RawMessage `json:"object"`
-	Previous json.RawMessage `json:"previous,omitempty"`
-}
+// petJSON and orderJSON are a pet and an order as the API shows them, as an event carries them.
+func petJSON(p *Pet) ([]byte, error) { return EncodeJSON(p.Response()) }
 
-// DecodedData returns the event's data.
-func (e *Event) DecodedData() (EventData, error) {
-	var d EventData
-	err := json.Unmarshal([]byte(e.Data), &d)
-	return d, err
-}
-
-// Payload is the event as the API shows it and deliveries send it: {id, type, createdAt, data}.
-func (e *Event) Payload() ([]byte, error) {
-	return json.Marshal(struct {
-		ID        string          `json:"id"`
-		Type      EventType       `json:"type"`
-		CreatedAt time.Time       `json:"createdAt"`
-		Data      json.RawMessage `json:"data"`
-	}{e.PublicID(), e.Type, e.CreatedAt.UTC(), json.RawMessage(e.Data)})
-}
-
-// petObject and orderObject are a pet and an order as the API shows them (the Pet and Order
-// schemas); a test holds an event's object to the answer of GET for the same object.
-type petObject struct {
-	ID         int64     `json:"id"`
-	Name       string    `json:"name"`
-	CategoryID int64     `json:"categoryId"`
-	Status     PetStatus `json:"status"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-}
-
-type orderObject struct {
-	ID        int64       `json:"id"`
-	PetID     int64       `json:"petId"`
-	Quantity  int32       `json:"quantity"`
-	ShipDate  *time.Time  `json:"shipDate,omitempty"`
-	Status    OrderStatus `json:"status"`
-	Complete  bool        `json:"complete"`
-	CreatedAt time.Time   `json:"createdAt"`
-}
-
-func petJSON(p *Pet) ([]byte, error) {
-	return json.Marshal(petObject{p.ID, p.Name, p.CategoryID, p.Status, p.CreatedAt.UTC(), p.UpdatedAt.UTC()})
-}
-
-func orderJSON(o *Order) ([]byte, error) {
-	var ship *time.Time
-	if o.ShipDate != nil {
-		t := o.ShipDate.UTC()
-		ship = &t
-	}
-	return json.Marshal(orderObject{o.ID, o.PetID, o.Quantity, ship, o.Status, o.Complete, o.CreatedAt.UTC()})
-}
+func orderJSON(o *Order) ([]byte, error) { return EncodeJSON(o.Response()) }
 
 // change is one event to record: its type, the object's JSON before (nil for a creation) and
 // after, and the client that owns an order.
@@ -207,36 +154,37 @@ type change struct {
 	clientID      *int64
 }
 
-// eventData builds an event's data: the object after, and the earlier values of the fields that
-// differ from before. Both objects are JSON this package encoded, so they are pasted in as they
-// are.
+// eventData builds an event's data (EventResponse's): the object after, and the earlier values
+// of the fields that differ from before.
 func (c change) eventData() (string, error) {
-	if c.before == nil {
-		return `{"object":` + string(c.after) + `}`, nil
-	}
-	var before, after map[string]json.RawMessage
-	if err := json.Unmarshal(c.before, &before); err != nil {
-		return "", err
-	}
-	if err := json.Unmarshal(c.after, &after); err != nil {
-		return "", err
-	}
-	prev := map[string]json.RawMessage{}
-	for k, v := range before {
-		if !bytes.Equal(v, after[k]) {
-			prev[k] = v
+	var r EventResponse
+	r.Data.Object = c.after
+	if c.before != nil {
+		var before, after map[string]json.RawMessage
+		if err := json.Unmarshal(c.before, &before); err != nil {
+			return "", err
+		}
+		if err := json.Unmarshal(c.after, &after); err != nil {
+			return "", err
+		}
+		prev := map[string]json.RawMessage{}
+		for k, v := range before {
+			if !bytes.Equal(v, after[k]) {
+				prev[k] = v
+			}
+		}
+		for k := range after {
+			if _, ok := before[k]; !ok {
+				prev[k] = json.RawMessage("null")
+			}
+		}
+		var err error
+		if r.Data.Previous, err = EncodeJSON(prev); err != nil {
+			return "", err
 		}
 	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			prev[k] = json.RawMessage("null")
-		}
-	}
-	b, err := json.Marshal(prev)
-	if err != nil {
-		return "", err
-	}
-	return `{"object":` + string(c.after) + `,"previous":` + string(b) + `}`, nil
+	data, err := EncodeJSON(r.Data)
+	return string(data), err
 }
 
 // petEvent and orderEvent describe the change of a pet or an order from before (nil for a new
@@ -263,6 +211,16 @@ func orderEvent(typ EventType, before, after *Order) (change, error) {
 	}
 	c.after, err = orderJSON(after)
 	return c, err
+}
+
+// publishPetEvent records the event of a pet's change from before (nil for a new one) to after,
+// inside tx, the transaction that makes it.
+func publishPetEvent(tx *gorm.DB, typ EventType, before, after *Pet) error {
+	ev, err := petEvent(typ, before, after)
+	if err != nil {
+		return err
+	}
+	return recordEvents(tx, ev)
 }
 
 // recordEvents writes the events of a change inside tx, the transaction that makes it, and
@@ -360,11 +318,7 @@ type EventFilter struct {
 
 // events lists the events table in the order they were recorded: (seq, id).
 var events = keyset[Event]{
-	table:   "events",
-	columns: "id, seq, type, object_id, client_id, created_at, data",
-	fields: func(e *Event) []any {
-		return []any{&e.ID, &e.Seq, &e.Type, &e.ObjectID, &e.ClientID, &e.CreatedAt, &e.Data}
-	},
+	table: "events",
 	sortKeys: map[string]sortKey[Event]{
 		eventOrderKey: intKey("seq", func(e *Event) int64 { return e.Seq }),
 	},

@@ -92,21 +92,21 @@ func TestEveryChangeOfAPetOrAnOrderRecordsItsEventsAndARefusedOneNone(t *testing
 			t.Fatalf("ids do not sort as recorded: %v", ids)
 		}
 		// The delivery's event says what changed: the order's status and complete, before.
-		d, err := evs[4].DecodedData()
+		r, err := evs[4].Response()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var prev map[string]any
-		if err := json.Unmarshal(d.Previous, &prev); err != nil || len(prev) != 2 || prev["status"] != "approved" || prev["complete"] != false {
-			t.Fatalf("order.delivered previous %s, want status approved and complete false", d.Previous)
+		if err := json.Unmarshal(r.Data.Previous, &prev); err != nil || len(prev) != 2 || prev["status"] != "approved" || prev["complete"] != false {
+			t.Fatalf("order.delivered previous %s, want status approved and complete false", r.Data.Previous)
 		}
 		if evs[4].ClientID == nil || *evs[4].ClientID != client.ID {
 			t.Fatalf("order event of client %v, want %d", evs[4].ClientID, client.ID)
 		}
-		d, _ = evs[5].DecodedData()
+		r, _ = evs[5].Response()
 		prev = nil
-		if err := json.Unmarshal(d.Previous, &prev); err != nil || len(prev) != 2 || prev["status"] != "pending" || prev["updatedAt"] == nil {
-			t.Fatalf("pet.updated of the delivery: previous %s, want its status pending and its time", d.Previous)
+		if err := json.Unmarshal(r.Data.Previous, &prev); err != nil || len(prev) != 2 || prev["status"] != "pending" || prev["updatedAt"] == nil {
+			t.Fatalf("pet.updated of the delivery: previous %s, want its status pending and its time", r.Data.Previous)
 		}
 	})
 }

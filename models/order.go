@@ -116,11 +116,7 @@ type OrderFilter struct {
 // orders lists the orders table. Besides id, a page may be sorted by the time it was placed, its
 // status or its ship date (orders without one last), each through an index on (column, id).
 var orders = keyset[Order]{
-	table:   "orders",
-	columns: "id, pet_id, quantity, ship_date, status, complete, client_id, created_at, updated_at",
-	fields: func(o *Order) []any {
-		return []any{&o.ID, &o.PetID, &o.Quantity, &o.ShipDate, &o.Status, &o.Complete, &o.ClientID, &o.CreatedAt, &o.UpdatedAt}
-	},
+	table: "orders",
 	sortKeys: map[string]sortKey[Order]{
 		"placed":   timeKey("created_at", false, func(o *Order) *time.Time { return &o.CreatedAt }),
 		"status":   textKey("status", func(o *Order) string { return string(o.Status) }),

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // PetStatus is a pet's availability. The name after @name is its schema in the API document.
@@ -126,9 +125,7 @@ func petFields(name *string, categoryID *int64, status *string, required bool) (
 // categoryError reports a write that named a category that does not exist (the foreign key
 // refused it) as the validation error it is.
 func categoryError(err error, categoryID int64) error {
-	// 23503, foreign_key_violation, as pgx reports it where GORM has not translated it.
-	var pgErr *pgconn.PgError
-	if errors.Is(err, gorm.ErrForeignKeyViolated) || (errors.As(err, &pgErr) && pgErr.Code == "23503") {
+	if errors.Is(err, gorm.ErrForeignKeyViolated) {
 		return FieldError("categoryId", "no category with id %d", categoryID)
 	}
 	return storeError(err, "")
@@ -153,11 +150,7 @@ type PetFilter struct {
 // last change, each through an index on (column, id), and a partial one of the deleted pets
 // (without it SQLite would read the whole catalogue's index looking for the few deleted ones).
 var pets = keyset[Pet]{
-	table:   "pets",
-	columns: "id, name, category_id, status, created_at, updated_at, deleted_at",
-	fields: func(p *Pet) []any {
-		return []any{&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt}
-	},
+	table: "pets",
 	sortKeys: map[string]sortKey[Pet]{
 		"name":    textKey("name", func(p *Pet) string { return p.Name }),
 		"status":  textKey("status", func(p *Pet) string { return string(p.Status) }),
@@ -165,17 +158,6 @@ var pets = keyset[Pet]{
 	},
 	id: func(p *Pet) int64 { return p.ID },
 }
-
-// livePets lists pets that are not deleted: their deleted_at is NULL, so it is not read (the
-// item's zero DeletedAt says the same), which spares every row of the API's list a column.
-var livePets = func() keyset[Pet] {
-	k := pets
-	k.columns = "id, name, category_id, status, created_at, updated_at"
-	k.fields = func(p *Pet) []any {
-		return []any{&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.CreatedAt, &p.UpdatedAt}
-	}
-	return k
-}()
 
 // PetStore reads and changes pets.
 type PetStore struct{ db *gorm.DB }
@@ -212,11 +194,7 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	} else if f.Search != "" {
 		where, args = append(where, "LOWER(name) LIKE ? ESCAPE '\\'"), append(args, nameLike(f.Search))
 	}
-	db := laggingRead(ctx, s.db)
-	if f.Deleted {
-		return pets.list(ctx, db, where, args, page)
-	}
-	return livePets.list(ctx, db, where, args, page)
+	return pets.list(ctx, laggingRead(ctx, s.db), where, args, page)
 }
 
 // Get returns one pet that is not deleted; it may read a replica (MayReadReplica).
@@ -235,33 +213,22 @@ func (s *PetStore) GetAny(ctx context.Context, id int64) (*Pet, error) {
 
 func petNotFound(id int64) string { return "pet " + strconv.FormatInt(id, 10) + " not found" }
 
-// Create validates and stores a new pet; then, when given, runs in the same transaction. A
-// category that does not exist is a validation error.
+// Create validates and stores a new pet, with its audit entry and its pet.created event, in
+// one transaction; then, when given, runs in it too. A category that does not exist is a
+// validation error.
 func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, error) {
 	p, err := n.Validate()
 	if err != nil {
 		return nil, err
 	}
-	if then == nil {
-		if direct, err := s.createInOneStatement(ctx, &p); direct {
-			if err != nil {
-				return nil, categoryError(err, p.CategoryID)
-			}
-			return &p, nil
-		}
-	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Omit("Category").Create(&p).Error; err != nil {
+		if err := createPet(tx, &p); err != nil {
 			return err
 		}
 		if err := recordChange(tx, Change{Object: ObjectPet, ID: p.ID, Name: p.Name, Action: AuditCreate, After: p.auditFields()}); err != nil {
 			return err
 		}
-		ev, err := petEvent(EventPetCreated, nil, &p)
-		if err != nil {
-			return err
-		}
-		if err := recordEvents(tx, ev); err != nil {
+		if err := publishPetEvent(tx, EventPetCreated, nil, &p); err != nil {
 			return err
 		}
 		return then.run(tx, &p)
@@ -272,65 +239,9 @@ func (s *PetStore) Create(ctx context.Context, n NewPet, then Then[Pet]) (*Pet, 
 	return &p, nil
 }
 
-// createPetAudited writes a pet, its audit entry and its pet.created event in one statement,
-// atomic as the transaction of Create is, in one round trip to PostgreSQL instead of six (BEGIN,
-// four statements, COMMIT). Anything else a creation must write belongs in this statement too, or
-// Create must take its transaction for it: so it writes nothing when an endpoint is subscribed to
-// pet.created (the deliveries are enqueued by River in a transaction), and Create then takes its
-// transaction. The look-up is in the statement's own snapshot, as it is in the transaction's.
-// The event's data is the pet's JSON with the new id put in ($9 is what follows the id).
-const createPetAudited = `WITH p AS (
-	INSERT INTO pets (name, category_id, status, created_at, updated_at)
-	SELECT $1, $2, $3, $4, $4 WHERE NOT EXISTS (
-		SELECT 1 FROM webhook_endpoints WHERE deleted_at IS NULL AND disabled_at IS NULL AND (events & $10) <> 0)
-	RETURNING id
-), a AS (
-	INSERT INTO audit_entries (created_at, actor, object_type, object_id, object_name, action, before, after)
-	SELECT $4, $5, $6, id, $1, $7, '', $8 FROM p
-)
-INSERT INTO events (seq, type, object_id, created_at, data)
-SELECT pg_current_xact_id()::text::bigint, $11, id, $4, '{"object":{"id":' || id || $9 FROM p RETURNING object_id`
-
-// errSubscribed is createInOneStatement's way of saying that it wrote nothing because an
-// endpoint is subscribed to the event.
-var errSubscribed = errors.New("models: an endpoint is subscribed to pet.created")
-
-// createInOneStatement stores p and records its creation with createPetAudited, on pgx where
-// db allows (onPgx); false when it does not, or when an endpoint is subscribed to pet.created,
-// and Create takes its transaction.
-func (s *PetStore) createInOneStatement(ctx context.Context, p *Pet) (bool, error) {
-	actor := ActorOf(ctx)
-	if actor == "" {
-		return false, nil // the transaction reports errNoActor
-	}
-	after, err := fieldsJSON(p.auditFields())
-	if err != nil {
-		return false, nil // the transaction reports it, from recordChange
-	}
-	now := s.db.NowFunc()
-	created := *p
-	created.CreatedAt, created.UpdatedAt = now, now
-	object, err := petJSON(&created)
-	if err != nil {
-		return false, nil // the transaction reports it, from recordEvents
-	}
-	// petJSON writes the id first: what follows it, and the end of the event's data.
-	rest := strings.TrimPrefix(string(object), `{"id":0`) + "}"
-	direct, err := onPgx(ctx, s.db, func(ctx context.Context, conn *pgx.Conn) error {
-		err := conn.QueryRow(ctx, createPetAudited, p.Name, p.CategoryID, string(p.Status), now, actor, ObjectPet, AuditCreate, after,
-			rest, int64(eventBit(EventPetCreated)), string(EventPetCreated)).Scan(&p.ID)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			return errSubscribed
-		case err == nil:
-			p.CreatedAt, p.UpdatedAt = now, now
-		}
-		return err
-	})
-	if errors.Is(err, errSubscribed) {
-		return false, nil
-	}
-	return direct, err
+// createPet inserts p and fills in its id and times.
+func createPet(tx *gorm.DB, p *Pet) error {
+	return tx.Omit(clause.Associations).Create(p).Error
 }
 
 // nameLike is the LIKE pattern of names that contain s, case-insensitively (ASCII).

@@ -118,11 +118,7 @@ func recordPetUpdated(tx *gorm.DB, was, p *Pet) error {
 	if was.UpdatedAt.Equal(p.UpdatedAt) {
 		return nil
 	}
-	ev, err := petEvent(EventPetUpdated, was, p)
-	if err != nil {
-		return err
-	}
-	return recordEvents(tx, ev)
+	return publishPetEvent(tx, EventPetUpdated, was, p)
 }
 
 // Delete takes a pet out of the catalogue, in one transaction that locks it: it leaves every
@@ -192,14 +188,10 @@ func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at t
 	}
 	// A deleted pet's event carries it as it was deleted; a restored one is an update (of the
 	// pet as clients see it, it changed only its time).
-	ev, err := petEvent(EventPetDeleted, nil, p)
 	if !deleted {
-		ev, err = petEvent(EventPetUpdated, &was, p)
+		return publishPetEvent(tx, EventPetUpdated, &was, p)
 	}
-	if err != nil {
-		return err
-	}
-	return recordEvents(tx, ev)
+	return publishPetEvent(tx, EventPetDeleted, nil, p)
 }
 
 // CountByStatus counts the pets of each status that are not deleted: the inventory, and the

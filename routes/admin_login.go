@@ -35,9 +35,9 @@ type loginGuard struct {
 	slots *ratelimit.Slots
 }
 
-// MaxUsernameLength is the longest username the login form reads; a longer one is refused before
+// maxUsernameLength is the longest username the login form reads; a longer one is refused before
 // it is counted, logged or shown back (accounts' names have at most 64 characters).
-const MaxUsernameLength = 64
+const maxUsernameLength = 64
 
 var (
 	pairBudget    = ratelimit.Budget{Max: 5, Window: 15 * time.Minute, Lockout: 15 * time.Minute}
@@ -162,9 +162,9 @@ func (a *admin) login(c *fiber.Ctx) error {
 	username := c.FormValue("username")
 	next := safeNext(c.FormValue("next"))
 	form := views.LoginProps{CSRF: csrfToken(c), Next: next}
-	if utf8.RuneCountInString(username) > MaxUsernameLength {
+	if utf8.RuneCountInString(username) > maxUsernameLength {
 		a.log.Warn("staff login refused: username too long", "request_id", requestID(c), "ip", c.IP(), "bytes", len(username))
-		form.Error = fmt.Sprintf("A username has at most %d characters.", MaxUsernameLength)
+		form.Error = fmt.Sprintf("A username has at most %d characters.", maxUsernameLength)
 		c.Status(fiber.StatusBadRequest)
 		return render(c, views.Login(form))
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
-	"sync"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -30,36 +29,12 @@ func appendETag(dst, body []byte, weak bool) []byte {
 // sendJSON answers v with its ETag (weak for a list), or with 304 Not Modified and no body when
 // the request's If-None-Match names it.
 func sendJSON(c *fiber.Ctx, status int, v any, weak bool) error {
-	return sendEncoded(c, status, weak, func(b []byte) ([]byte, error) { return appendJSON(b, v) })
-}
-
-// bodies are the buffers answers are encoded in before fasthttp copies them into its own: a
-// page of pets would otherwise be a third of what a list request allocates, and of the
-// collector's work.
-var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
-
-// maxPooledBody bounds the buffers kept: a rare large answer does not pin its memory.
-const maxPooledBody = 64 << 10
-
-// etagHeader is ETag as fasthttp writes a header's name.
-var etagHeader = []byte("Etag")
-
-// sendEncoded is sendJSON with the body that encode appends to the buffer it is given.
-func sendEncoded(c *fiber.Ctx, status int, weak bool, encode func([]byte) ([]byte, error)) error {
-	buf := bodies.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= maxPooledBody {
-			bodies.Put(buf)
-		}
-	}()
-	body, err := encode((*buf)[:0])
+	body, err := models.EncodeJSON(v)
 	if err != nil {
 		return err
 	}
-	*buf = body[:0]
-	var room [64]byte
-	etag := appendETag(room[:0], body, weak)
-	c.Response().Header.SetCanonical(etagHeader, etag)
+	etag := appendETag(nil, body, weak)
+	c.Response().Header.SetBytesV(fiber.HeaderETag, etag)
 	if status == fiber.StatusOK && (c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead) {
 		if header := c.Get(fiber.HeaderIfNoneMatch); header != "" {
 			if tags, ok := parseETags(header); ok && matchesAny(tags, string(etag), false) {
@@ -87,7 +62,7 @@ func ifMatch(c *fiber.Ctx) models.Match {
 		if !ok {
 			return false
 		}
-		body, err := EncodeJSON(petResponse(p))
+		body, err := models.EncodeJSON(p.Response())
 		return err == nil && matchesAny(tags, etagOf(body), true)
 	}
 }

@@ -1,38 +1,9 @@
 package routes
 
 import (
-	"encoding/json"
-	"time"
-
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 )
-
-// Event is something that happened to a pet or an order, as the API lists it and webhook
-// deliveries send it.
-type Event struct {
-	// Unique identifier: evt_ and 26 characters. Ids sort in the order the events were recorded; a delivery's webhook-id is its event's id.
-	ID string `json:"id" example:"evt_000000001dnba0000000000428" minLength:"30" maxLength:"30" validate:"required"`
-	// What happened. Clients must ignore types they do not know.
-	Type models.EventType `json:"type" example:"order.approved" validate:"required"`
-	// When the event was recorded, in the transaction of its change.
-	CreatedAt time.Time `json:"createdAt" format:"date-time" example:"2026-11-21T10:00:00Z" validate:"required"`
-	// The object and what changed.
-	Data struct {
-		// The Pet (pet.* events) or the Order (order.* events) as it was right after the change.
-		Object json.RawMessage `json:"object" swaggertype:"object" extensions:"x-one-of=Pet|Order" validate:"required"`
-		// For updates and order actions, the changed fields' earlier values, by the object's field names; absent for a creation or deletion.
-		Previous json.RawMessage `json:"previous,omitempty" swaggertype:"object"`
-	} `json:"data" validate:"required"`
-} //	@name	Event
-
-// eventResponse is an event as the API shows it: its stored data is already the API's JSON.
-func eventResponse(e *models.Event) (Event, error) {
-	out := Event{ID: e.PublicID(), Type: e.Type, CreatedAt: e.CreatedAt.UTC()}
-	d, err := e.DecodedData()
-	out.Data.Object, out.Data.Previous = d.Object, d.Previous
-	return out, err
-}
 
 // listEvents godoc
 //
@@ -48,7 +19,7 @@ func eventResponse(e *models.Event) (Event, error) {
 //	@Param			type			query		models.EventType	false	"Return only events of this type"
 //	@Param			cursor			query		string				false	"Opaque token from the previous page's Link header"	maxlength(64)
 //	@Param			If-None-Match	header		string				false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
-//	@Success		200				{array}		Event				"A page of events, oldest first"
+//	@Success		200				{array}		models.EventResponse				"A page of events, oldest first"
 //	@Header			200				{string}	Link				"`<absolute URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Success		304				"The page is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag				"Weak entity tag of the page, for If-None-Match"
@@ -81,9 +52,9 @@ func listEvents(events *models.EventStore, base publicBase) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		out := make([]Event, len(list.Items))
+		out := make([]models.EventResponse, len(list.Items))
 		for i := range list.Items {
-			if out[i], err = eventResponse(&list.Items[i]); err != nil {
+			if out[i], err = list.Items[i].Response(); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -197,9 +198,10 @@ func parseIdempotencyKey(raw string) (string, error) {
 // fingerprint identifies a request for its key: the method, the route (so a trailing slash or
 // another letter case is the same request), and the decoded body with its defaults filled in, so
 // a retry that re-encodes the same JSON (other member order or spacing) or spells out a default
-// is still the same request.
+// is still the same request. json.Marshal (it escapes <, > and &, as the encoder before 1.2 did)
+// keeps the fingerprints of the keys stored before an upgrade.
 func fingerprint(method, route string, request any) (string, error) {
-	body, err := EncodeJSON(request)
+	body, err := json.Marshal(request)
 	if err != nil {
 		return "", err
 	}

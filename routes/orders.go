@@ -8,24 +8,6 @@ import (
 	"github.com/petstore/petstore/models"
 )
 
-// Order is a store order as the API returns it.
-type Order struct {
-	// Unique identifier assigned by the service.
-	ID int64 `json:"id" example:"7" format:"int64" validate:"required"`
-	// The animal ordered.
-	PetID int64 `json:"petId" example:"42" format:"int64" validate:"required"`
-	// Always 1: an order is for one animal.
-	Quantity int32 `json:"quantity" example:"1" format:"int32" validate:"required"`
-	// When the client asked for the animal to be shipped; absent when not given.
-	ShipDate *time.Time `json:"shipDate,omitempty" example:"2030-12-01T10:00:00Z" format:"date-time"`
-	// Where the order is: placed → approved → delivered, or cancelled from placed or approved.
-	Status string `json:"status" enums:"placed,approved,delivered,cancelled" example:"placed" validate:"required"`
-	// True once the order is delivered.
-	Complete bool `json:"complete" example:"false" validate:"required"`
-	// When the order was placed.
-	CreatedAt time.Time `json:"createdAt" example:"2026-11-21T10:00:00Z" format:"date-time" readonly:"true" validate:"required"`
-} //	@name	Order
-
 // NewOrder is the body that places an order.
 type NewOrder struct {
 	// Identifier of an available animal.
@@ -44,11 +26,6 @@ func (n NewOrder) withDefaults() NewOrder {
 	return n
 }
 
-func orderResponse(o *models.Order) Order {
-	return Order{ID: o.ID, PetID: o.PetID, Quantity: o.Quantity, ShipDate: o.ShipDate,
-		Status: string(o.Status), Complete: o.Complete, CreatedAt: o.CreatedAt}
-}
-
 // listOrders godoc
 //
 //	@Summary		List store orders
@@ -63,7 +40,7 @@ func orderResponse(o *models.Order) Order {
 //	@Param			status			query		string	false	"Return only orders with this status"	Enums(placed, approved, delivered, cancelled)
 //	@Param			cursor			query		string	false	"Opaque token from the previous page's Link header"	maxlength(64)
 //	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
-//	@Success		200				{array}		Order	"A page of orders"
+//	@Success		200				{array}		models.OrderResponse	"A page of orders"
 //	@Header			200				{string}	Link	"`<absolute URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Success		304				"The page is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag	"Weak entity tag of the page, for If-None-Match"
@@ -84,9 +61,9 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		out := make([]Order, len(list.Items))
+		out := make([]models.OrderResponse, len(list.Items))
 		for i := range list.Items {
-			out[i] = orderResponse(&list.Items[i])
+			out[i] = list.Items[i].Response()
 		}
 		setNextLink(c, base, list.Next)
 		return sendJSON(c, fiber.StatusOK, out, true)
@@ -106,7 +83,7 @@ func listOrders(orders *models.OrderStore, base publicBase) fiber.Handler {
 //	@x-required-scope	"orders:write"
 //	@Param			Idempotency-Key	header		string		false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and places nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			order			body		NewOrder	true	"The order to place"
-//	@Success		201				{object}	Order		"Order placed; the animal is now pending"
+//	@Success		201				{object}	models.OrderResponse		"Order placed; the animal is now pending"
 //	@Failure		400				{object}	Error		"Body missing petId or containing invalid or null values (a shipDate before the current UTC day, say), malformed JSON, or a malformed Idempotency-Key"
 //	@Failure		404				{object}	Error		"No animal with this petId"
 //	@Failure		409				{object}	Error		"The animal is not available, or a request with the same Idempotency-Key is still in progress (that answer carries Retry-After)"
@@ -135,7 +112,7 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 			return err
 		}
 		respond := func(o *models.Order) (keptResponse, error) {
-			body, err := EncodeJSON(orderResponse(o))
+			body, err := models.EncodeJSON(o.Response())
 			return keptResponse{body: body, location: base.of(c) + "/v1/store/orders/" + strconv.FormatInt(o.ID, 10)}, err
 		}
 		o, err := orders.Place(c.UserContext(), n, callerOwner(c), models.APIKeyActor(callerKeyID(c)), keepCreated(c, respond))
@@ -162,7 +139,7 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 //	@x-required-scope	"orders:read"
 //	@Param			orderId			path		int		true	"Identifier of the order"	Format(int64)
 //	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the order is unchanged"	maxlength(1024)
-//	@Success		200				{object}	Order	"The order exists"
+//	@Success		200				{object}	models.OrderResponse	"The order exists"
 //	@Success		304				"The order is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag	"Strong entity tag of the order"
 //	@Failure		400				{object}	Error	"orderId is not a 64-bit integer"
@@ -178,7 +155,7 @@ func getOrder(orders *models.OrderStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, orderResponse(o), false)
+		return sendJSON(c, fiber.StatusOK, o.Response(), false)
 	}
 }
 
@@ -193,7 +170,7 @@ func getOrder(orders *models.OrderStore) fiber.Handler {
 //	@x-stability	"experimental"
 //	@x-required-scope	"orders:write"
 //	@Param			orderId	path		int		true	"Identifier of the order"	Format(int64)
-//	@Success		200		{object}	Order	"The order, now cancelled"
+//	@Success		200		{object}	models.OrderResponse	"The order, now cancelled"
 //	@Header			200		{string}	ETag	"Strong entity tag of the order"
 //	@Failure		400		{object}	Error	"orderId is not a 64-bit integer"
 //	@Failure		404		{object}	Error	"No order with this id among the client's own"
@@ -209,6 +186,6 @@ func cancelOrder(orders *models.OrderStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, orderResponse(o), false)
+		return sendJSON(c, fiber.StatusOK, o.Response(), false)
 	}
 }

@@ -2,27 +2,10 @@ package routes
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 )
-
-// Pet is an animal as the API returns it.
-type Pet struct {
-	// Unique identifier assigned by the service on creation.
-	ID int64 `json:"id" example:"42" format:"int64" validate:"required"`
-	// The animal's name.
-	Name string `json:"name" example:"Rex" minLength:"1" maxLength:"100" validate:"required"`
-	// Identifier of the category the animal belongs to.
-	CategoryID int64 `json:"categoryId" example:"1" format:"int64" validate:"required"`
-	// Availability of the animal.
-	Status models.PetStatus `json:"status" example:"available" validate:"required"`
-	// When the animal was added.
-	CreatedAt time.Time `json:"createdAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
-	// When the animal last changed.
-	UpdatedAt time.Time `json:"updatedAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
-} //	@name	Pet
 
 // NewPet is the body that adds an animal.
 type NewPet struct {
@@ -64,11 +47,6 @@ type Inventory struct {
 
 func ptrTo[T any](v T) *T { return &v }
 
-func petResponse(p *models.Pet) Pet {
-	return Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status,
-		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-}
-
 func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 
 // listPets godoc
@@ -86,7 +64,7 @@ func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 //	@Param			id				query		[]int		false	"Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)"	collectionFormat(multi)	extensions(x-max-items=100,x-items-minimum=1,x-items-format=int64)
 //	@Param			cursor			query		string		false	"Opaque token that continues the list: take it from the Link header"	maxlength(64)
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
-//	@Success		200				{array}		Pet			"A page of animals"
+//	@Success		200				{array}		models.PetResponse			"A page of animals"
 //	@Header			200				{string}	Link		"`<absolute URL of the next page>; rel="next"` (RFC 8288); absent on the last page"
 //	@Success		304				"The page is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag		"Weak entity tag of the page, for If-None-Match"
@@ -114,7 +92,11 @@ func listPets(pets *models.PetStore, base publicBase) fiber.Handler {
 			return err
 		}
 		setNextLink(c, base, list.Next)
-		return sendEncoded(c, fiber.StatusOK, true, func(b []byte) ([]byte, error) { return appendPetList(b, list.Items) })
+		out := make([]models.PetResponse, len(list.Items))
+		for i := range list.Items {
+			out[i] = list.Items[i].Response()
+		}
+		return sendJSON(c, fiber.StatusOK, out, true)
 	}
 }
 
@@ -130,7 +112,7 @@ func listPets(pets *models.PetStore, base publicBase) fiber.Handler {
 //	@x-required-scope	"pets:write"
 //	@Param			Idempotency-Key	header		string	false	"Makes the request safe to retry: a retry with the same key and body within 24 hours returns the first response and adds nothing. 1 to 255 visible ASCII characters, such as a UUID, or the same in double quotes (the IETF draft's form; an empty quoted string is no key)."	minlength(1)	maxlength(257)
 //	@Param			pet				body		NewPet	true	"The animal to add"
-//	@Success		201				{object}	Pet		"Animal added"
+//	@Success		201				{object}	models.PetResponse		"Animal added"
 //	@Header			201				{string}	Location	"Absolute URL of the new animal (`/v1/pets/{petId}`)"
 //	@Header			201				{string}	ETag		"Strong entity tag of the animal, for If-Match"
 //	@Header			201				{string}	Idempotent-Replayed	"true when this is the stored first response to an earlier request with the same Idempotency-Key"
@@ -151,7 +133,7 @@ func createPet(pets *models.PetStore, base publicBase) fiber.Handler {
 			return err
 		}
 		respond := func(p *models.Pet) (keptResponse, error) {
-			body, err := EncodeJSON(petResponse(p))
+			body, err := models.EncodeJSON(p.Response())
 			return keptResponse{body: body, location: base.of(c) + petPath(p.ID)}, err
 		}
 		p, err := pets.Create(c.UserContext(), models.NewPet{Name: req.Name, CategoryID: req.CategoryID, Status: (*string)(req.Status)},
@@ -180,7 +162,7 @@ func createPet(pets *models.PetStore, base publicBase) fiber.Handler {
 //	@x-sunset		"2030-12-05"
 //	@Param			petId			path		int			true	"Identifier of the animal to retrieve"	Format(int64)	example(42)
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the animal is unchanged"	maxlength(1024)
-//	@Success		200				{object}	Pet			"The animal exists"
+//	@Success		200				{object}	models.PetResponse			"The animal exists"
 //	@Success		304				"The animal is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag		"Strong entity tag of the animal, for If-None-Match and If-Match"
 //	@Failure		400				{object}	Error		"petId is not a 64-bit integer (invalid_request)"
@@ -199,7 +181,7 @@ func getPet(pets *models.PetStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, petResponse(p), false)
+		return sendJSON(c, fiber.StatusOK, p.Response(), false)
 	}
 }
 
@@ -216,7 +198,7 @@ func getPet(pets *models.PetStore) fiber.Handler {
 //	@Param			petId		path		int			true	"Identifier of the animal to change"	Format(int64)	example(42)
 //	@Param			If-Match	header		string		false	"ETags of the animal as the client last saw it (or *): when none is current, nothing changes and the answer is 412"	maxlength(1024)
 //	@Param			patch		body		PetPatch	true	"The fields to change"
-//	@Success		200			{object}	Pet			"The animal as it is now"
+//	@Success		200			{object}	models.PetResponse			"The animal as it is now"
 //	@Header			200			{string}	ETag		"Strong entity tag of the animal as it is now"
 //	@Failure		400			{object}	Error		"petId is not a 64-bit integer, malformed JSON or an unknown or repeated member (invalid_request); a null or invalid field, or no such category (validation_failed)"
 //	@Failure		404			{object}	Error		"No animal has this id, or it was deleted (not_found)"
@@ -240,7 +222,7 @@ func updatePet(pets *models.PetStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, petResponse(p), false)
+		return sendJSON(c, fiber.StatusOK, p.Response(), false)
 	}
 }
 

@@ -69,7 +69,7 @@ func New(server fiber.Config, d Deps) *fiber.App {
 	check := admit(d.Gate, d.Metrics)
 	server.ErrorHandler = errorHandler{log: d.Log, admit: check}.handle
 	server.BodyLimit = readLimit
-	server.JSONEncoder = EncodeJSON
+	server.JSONEncoder = models.EncodeJSON
 	// Nothing here takes uploads: a multipart body is not parsed while it is read, before
 	// authentication and the limits, but refused like any body that is not JSON.
 	server.DisablePreParseMultipartForm = true

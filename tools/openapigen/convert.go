@@ -40,6 +40,9 @@ const requiredScope = "x-required-scope"
 func scopeAlternatives(sc string) []string { return strings.Split(sc, " or ") }
 
 // convert turns swag's Swagger 2.0 document into the published OpenAPI 3 document.
+// traitTag marks a tag that holds documentation and no operation (Redoc's extension).
+const traitTag = "x-traitTag"
+
 func convert(swagger []byte, servers []apiservers.Server, facts serviceFacts) ([]byte, error) {
 	var doc2 openapi2.T
 	if err := json.Unmarshal(swagger, &doc2); err != nil {
@@ -91,6 +94,12 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 	}
 	if c := doc.Info.Contact; c != nil && c.Name == "" && c.URL == "" && c.Email == "" {
 		doc.Info.Contact = nil
+	}
+	// swag writes a tag's extensions as strings; Redoc's x-traitTag is a boolean.
+	for _, t := range doc.Tags {
+		if v, ok := t.Extensions[traitTag].(string); ok {
+			t.Extensions[traitTag] = v == "true"
+		}
 	}
 
 	// Swagger 2.0 can only call the key an apiKey in the Authorization header.
@@ -435,11 +444,11 @@ func encode(doc *openapi3.T) ([]byte, error) {
 // the operation, so a mistake fails `make generate` instead of reaching the published document.
 func check(doc *openapi3.T) error {
 	var errs []error
-	tags := map[string]bool{}
-	for _, t := range doc.Tags {
-		tags[t.Name] = true
-	}
+	tags := map[string]bool{} // those an operation may have: a trait tag is documentation only
 	grouped := map[string]bool{}
+	for _, t := range doc.Tags {
+		tags[t.Name] = t.Extensions[traitTag] != true
+	}
 	groups, _ := doc.Extensions["x-tagGroups"].([]any)
 	for _, g := range groups {
 		g, _ := g.(map[string]any)
@@ -450,7 +459,7 @@ func check(doc *openapi3.T) error {
 	}
 	for name := range tags {
 		if !grouped[name] {
-			errs = append(errs, fmt.Errorf("tag %q is in no x-tagGroups group: Redoc would hide its operations", name))
+			errs = append(errs, fmt.Errorf("tag %q is in no x-tagGroups group: Redoc would hide it", name))
 		}
 	}
 	for _, name := range sortedKeys(doc.Components.Schemas) {
@@ -474,7 +483,7 @@ func check(doc *openapi3.T) error {
 				fail("no @Summary")
 			}
 			if len(op.Tags) != 1 || !tags[op.Tags[0]] {
-				fail("@Tags %v: want one of the tags declared in routes/api.go", op.Tags)
+				fail("@Tags %v: want one of the tags of operations declared in routes/api.go", op.Tags)
 			}
 			if s, ok := op.Extensions["x-stability"]; ok && !slices.Contains(stabilities, fmt.Sprint(s)) {
 				fail("x-stability %v: want one of %v", s, stabilities)

@@ -33,10 +33,19 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 	if doc.OpenAPI != "3.0.3" || doc.Info.Version != "1.1.0" {
 		t.Errorf("openapi %q, info.version %q; want 3.0.3 and 1.1.0", doc.OpenAPI, doc.Info.Version)
 	}
+	// The description, which Swagger UI shows above Authorize, is a few lines that send the reader
+	// to Authorize and to the guide; the guide, a tag of no operation, says the rest.
+	if lines := strings.Count(strings.TrimSpace(doc.Info.Description), "\n") + 1; lines > 12 || !strings.Contains(doc.Info.Description, "**Authorize**") || !strings.Contains(doc.Info.Description, "**Guide**") {
+		t.Errorf("info.description has %d lines; want at most 12, naming Authorize and the Guide:\n%s", lines, doc.Info.Description)
+	}
+	guide := doc.Tags.Get("guide")
+	if guide == nil || guide.Extensions["x-traitTag"] != true || guide.Extensions["x-displayName"] != "Guide" {
+		t.Fatalf("no guide tag, or not a trait tag displayed as Guide: %+v", guide)
+	}
 	for _, topic := range []string{"## Authentication", "Bearer", "## Plans and rate limits", "Enterprise", "X-RateLimit-Reset", "Retry-After",
 		"## Errors", "validation_failed", "api_key_banned", "## Pagination", "cursor", `rel="next"`, "## Versioning and deprecation", "5 December 2030"} {
-		if !strings.Contains(doc.Info.Description, topic) {
-			t.Errorf("info.description does not cover %q", topic)
+		if !strings.Contains(guide.Description, topic) {
+			t.Errorf("the guide does not cover %q", topic)
 		}
 	}
 	var servers []string
@@ -54,12 +63,12 @@ func TestPublishedDocumentSaysWhatTheDecisionsSay(t *testing.T) {
 	for _, tag := range doc.Tags {
 		tags = append(tags, tag.Name)
 	}
-	if !slices.Equal(tags, []string{"animals", "store", "events"}) {
-		t.Errorf("tags %v, want animals, store and events", tags)
+	if !slices.Equal(tags, []string{"animals", "store", "events", "guide"}) {
+		t.Errorf("tags %v, want animals, store, events and, after the operations in Swagger UI, guide", tags)
 	}
 	groups, _ := json.Marshal(doc.Extensions["x-tagGroups"])
-	if string(groups) != `[{"name":"Pets","tags":["animals"]},{"name":"Store","tags":["store"]},{"name":"Events","tags":["events"]}]` {
-		t.Errorf("x-tagGroups %s, want Pets → animals, Store → store and Events → events at the root", groups)
+	if string(groups) != `[{"name":"Guide","tags":["guide"]},{"name":"Pets","tags":["animals"]},{"name":"Store","tags":["store"]},{"name":"Events","tags":["events"]}]` {
+		t.Errorf("x-tagGroups %s, want Guide → guide first in Redoc, then Pets → animals, Store → store and Events → events at the root", groups)
 	}
 	for _, name := range []string{"Pet", "NewPet", "PetStatus", "Category", "Order", "NewOrder", "Event", "WebhookEndpoint", "NewWebhookEndpoint", "Error"} {
 		if doc.Components.Schemas[name] == nil {
@@ -270,6 +279,7 @@ func TestGenerationRefusesAnnotationsThatBreakTheRules(t *testing.T) {
 	}{
 		{"operation without a tag", func(doc map[string]any) { delete(op(doc, "/categories", "get"), "tags") }, "listCategories"},
 		{"operation with an unknown tag", func(doc map[string]any) { op(doc, "/categories", "get")["tags"] = []any{"misc"} }, "misc"},
+		{"operation under the guide", func(doc map[string]any) { op(doc, "/categories", "get")["tags"] = []any{"guide"} }, "@Tags [guide]"},
 		{"operation without an id", func(doc map[string]any) { delete(op(doc, "/categories", "get"), "operationId") }, "no @ID"},
 		{"unknown stability", func(doc map[string]any) { op(doc, "/categories", "get")["x-stability"] = "alpha" }, "alpha"},
 		{"operation without a scope", func(doc map[string]any) { delete(op(doc, "/categories", "get"), "x-required-scope") }, "listCategories): x-required-scope"},

@@ -12,10 +12,9 @@ import (
 	"gorm.io/gorm"
 )
 
-// The API's lists read on pgx with the request's deadline set on the connection's socket
-// (withSocketDeadline): a database that stops answering must end the read at that deadline, the
-// connection must then be dropped, and a connection whose read ended in time must not keep the
-// deadline for its next query.
+// A list reads with the request's deadline: a database that stops answering must end the read at
+// that deadline, the connection must then be dropped, and a connection whose read ended in time
+// must not keep the deadline for its next query.
 func TestAListOnADatabaseThatStoppedAnsweringEndsAtItsDeadline(t *testing.T) {
 	t.Parallel()
 	schema := testenv.PostgresSchema(t)
