@@ -139,7 +139,9 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	if l.Pager.Exact && l.Pager.Total > int64(len(l.Rows)) && l.Pager.Total <= maxBulkPets {
 		l.SelectAll = int(l.Pager.Total)
 	}
-	return render(c, views.PetsList(page(c, "Pets", views.SectionPets), l))
+	pp := page(c, "Pets", views.SectionPets)
+	pp.Search = "q"
+	return render(c, views.PetsList(pp, l))
 }
 
 // exportPets streams the filtered pets, in the table's order, as CSV.

@@ -41,3 +41,14 @@ document.querySelectorAll("input[data-select-all]").forEach(function (all) {
     });
   });
 });
+// "/" puts the focus in the list's search, as on many sites, unless someone is typing in a field.
+var search = document.querySelector("input[data-search]");
+if (search) {
+  document.addEventListener("keydown", function (event) {
+    var t = event.target;
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) return;
+    event.preventDefault();
+    search.focus();
+    search.select();
+  });
+}

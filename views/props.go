@@ -47,6 +47,8 @@ type Page struct {
 	CSRF string
 	// Flash is a one-time message about what the previous request did.
 	Flash string
+	// Search is the id of the page's search field, which a skip link leads to first; "" for none.
+	Search string
 }
 
 // FormErrors maps a field's name to the message shown beside it.
