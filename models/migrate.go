@@ -67,6 +67,13 @@ func MigrateReport(ctx context.Context, db *gorm.DB) (Migration, error) {
 			return storeError(err, "")
 		}
 		defer conn.Exec("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", migrationLockClass)
+		// Building an index on a large table, or analyzing it, takes longer than the statement
+		// timeout the service's queries have (PETSTORE_DB_TIMEOUT): lifted on this connection alone
+		// while it migrates.
+		if err := conn.Exec("SET statement_timeout = 0").Error; err != nil {
+			return storeError(err, "")
+		}
+		defer conn.Exec("RESET statement_timeout")
 		return migrate(conn, queue, &m)
 	})
 }
@@ -114,7 +121,7 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 }
 
 // retiredIndexes are the indexes of earlier releases that later ones replaced: the partial index
-// of the live pets of a category (see Pet) serves every list release 1.1.0's full one served.
+// of the live pets of a category (see Pet) serves every list the full one served.
 var retiredIndexes = []struct {
 	model any
 	name  string
@@ -172,7 +179,9 @@ func analyzeUnknown(db *gorm.DB) ([]string, error) {
 	return unknown, analyze(db, unknown...)
 }
 
-// analyze gathers the planner's statistics of the tables on PostgreSQL, in one statement.
+// analyze gathers the planner's statistics of the tables on PostgreSQL, in one statement. It
+// reads a sample of each table, a few seconds for millions of rows on a busy machine: longer than
+// the statement timeout the service's queries have, which it lifts for itself.
 func analyze(db *gorm.DB, tables ...string) error {
 	if db.Dialector.Name() != "postgres" || len(tables) == 0 {
 		return nil
@@ -181,7 +190,12 @@ func analyze(db *gorm.DB, tables ...string) error {
 	for i, t := range tables {
 		quoted[i] = db.Statement.Quote(t)
 	}
-	return db.Session(&gorm.Session{}).Exec("ANALYZE " + strings.Join(quoted, ", ")).Error
+	return db.Session(&gorm.Session{}).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET LOCAL statement_timeout = 0").Error; err != nil {
+			return err
+		}
+		return tx.Exec("ANALYZE " + strings.Join(quoted, ", ")).Error
+	})
 }
 
 // missing notes the tables, columns and indexes AutoMigrate is about to add; none of the tables
