@@ -275,6 +275,12 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	}
 	c.submit(`[data-testid="action-approve"]`)
 	c.submit(`[data-testid="action-deliver"]`)
+	// The order ships in 30 days: marking it delivered now asks first.
+	if got := c.text(`[data-testid="confirm-early"] h2`); got != "Deliver before the ship date?" {
+		t.Fatalf("delivering 30 days early asks %q", got)
+	}
+	c.shot("07c-order-deliver-early")
+	c.submit(`[data-testid="deliver-early"]`)
 	if got := c.text(`[data-testid="order-fields"] [data-testid="status"]`); got != "delivered" || c.count(`[data-testid^="action-"]`) != 0 {
 		t.Fatalf("after delivery: status %q, %d actions offered", got, c.count(`[data-testid^="action-"]`))
 	}
