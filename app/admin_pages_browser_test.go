@@ -131,7 +131,7 @@ func TestStaffAndVisitorPagesFitTheirWindowAndPassAxeInABrowser(t *testing.T) {
 	// Staff see no admin pages: the dashboard without them, and a refusal.
 	c := p.browse(t, "sam", staffPassword)
 	c.shotEach("52-staff", "/admin", "/admin/keys")
-	if got := c.text(`[data-testid="error-message"]`); !strings.HasPrefix(got, "This page is for admins only.") {
+	if got := c.text(`[data-testid="error-message"]`); !strings.HasPrefix(got, "Your role may not do this.") {
 		t.Errorf("staff on an admin page read %q", got)
 	}
 	c.submit(`[data-testid="logout"]`)
