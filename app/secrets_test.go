@@ -48,7 +48,7 @@ func TestSecretsNeverReachTheLogs(t *testing.T) {
 	env := apptest.EnvFor(testenv.Postgres, t)
 	env["DATABASE_URL"] = withPassword(t, env["DATABASE_URL"], dbPassword)
 	env["PETSTORE_LOG_LEVEL"] = "debug"
-	adminPassword, staffPassword, wrongPassword := "first-admin-"+strings.Repeat("a", 9), "staff-pass-"+strings.Repeat("s", 9), "wrong-pass-"+strings.Repeat("w", 9)
+	adminPassword, staffPassword, wrongPassword := "Kestrel marmot fjord 29", "Lantern quokka birch 64", "wrong-pass-"+strings.Repeat("w", 9)
 	env["PETSTORE_ADMIN_PASSWORD"] = adminPassword
 
 	// The first start creates the admin account, with the password from the environment.

@@ -114,10 +114,15 @@ func (g *loginGuard) admit(ctx context.Context, t loginTry) (release func(), las
 	defer cancel()
 	release, err = g.slots.Acquire(wait, t.address)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// The request's own deadline passed: the error page, not a refusal the login form explains.
+		return nil, false, nil, &models.Error{Code: models.EUnavailable, Message: "The request ran out of time; try again shortly."}
 	case errors.Is(err, ratelimit.ErrBusyClient):
 		return nil, false, &loginRefused{fiber.StatusTooManyRequests, time.Second, "Another login from this address is being checked."}, nil
 	case errors.Is(err, ratelimit.ErrBusy):
 		return nil, false, &loginRefused{fiber.StatusServiceUnavailable, time.Second, "Too many logins are being checked right now."}, nil
+	case err != nil:
+		return nil, false, nil, err
 	}
 	return release, pair.Last, nil, nil
 }
