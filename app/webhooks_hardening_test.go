@@ -244,8 +244,9 @@ func TestOneClientsHangingEndpointDoesNotDelayAnotherClientsDeliveries(t *testin
 		alone := worst(0)
 		addEndpoint(t, s, slow.URL+"/hook", "pet.created")
 		beside := worst(1)
-		if beside > alone+time.Second {
-			t.Fatalf("beside a hanging endpoint the other client's deliveries took up to %s after their events, alone %s: want at most 1s more", beside, alone)
+		// Held behind the hanging attempts, they would wait out their 10 s timeouts.
+		if beside > alone+5*time.Second {
+			t.Fatalf("beside a hanging endpoint the other client's deliveries took up to %s after their events, alone %s: want well under the 10 s a hanging attempt holds its worker", beside, alone)
 		}
 		if n := hung.Load(); n < 1 || n > 4 {
 			t.Fatalf("%d attempts hang at the slow endpoint at once, want 1 to 4", n)
