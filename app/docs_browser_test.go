@@ -137,12 +137,12 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 		}
 	}
 	// The first screen shows Authorize and the first operation: the description above them is a
-	// few lines, and the guide, if Swagger UI lists it at all, comes after the operations.
+	// few lines, and the guide (Redoc's first section) is not shown as an empty group of operations.
 	type positions struct{ Authorize, FirstOperation, LastTag, Guide, Height float64 }
 	screen, err := chromedp.Run(ctx, chromedp.Evaluate[positions](`(() => {
 		const top = s => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().top : -1; };
 		return {Authorize: top("button.authorize"), FirstOperation: top("#operations-animals-listPets"),
-			LastTag: top("#operations-tag-events"), Guide: top("#operations-tag-guide"), Height: window.innerHeight};
+			LastTag: top("#operations-tag-events"), Guide: (e => e && e.getClientRects().length ? e.getBoundingClientRect().top : -1)(document.querySelector("#operations-tag-guide")), Height: window.innerHeight};
 	})()`))
 	if err != nil {
 		t.Fatal(err)
@@ -150,8 +150,8 @@ func TestSwaggerUIListsTheOperationsAndTriesOneOutWithABearerKey(t *testing.T) {
 	if screen.Authorize < 0 || screen.Authorize >= screen.Height || screen.FirstOperation < 0 || screen.FirstOperation >= screen.Height {
 		t.Errorf("Authorize at %.0f px and the first operation at %.0f px, not both on the first screen (%.0f px high)", screen.Authorize, screen.FirstOperation, screen.Height)
 	}
-	if screen.Guide >= 0 && screen.Guide < screen.LastTag {
-		t.Errorf("the guide is listed at %.0f px, before the events' operations (%.0f px)", screen.Guide, screen.LastTag)
+	if screen.Guide >= 0 {
+		t.Errorf("Swagger UI shows the guide at %.0f px (the events' operations at %.0f px): it is Redoc's, and an empty group here", screen.Guide, screen.LastTag)
 	}
 	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("button.authorize")),

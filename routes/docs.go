@@ -50,7 +50,9 @@ func docsPolicy(productionURL, stagingURL string) string {
 }
 
 // swaggerPage and redocPage are the two documentation pages; their scripts and styles are
-// content-hashed assets (see docsSite), named by the %s verbs.
+// content-hashed assets (see docsSite), named by the %s verbs. Swagger UI leaves out the
+// document's guide (a tag without operations, x-traitTag), which Redoc shows as its first section:
+// Swagger UI is where operations are tried, and would show the guide as an empty operation group.
 const swaggerPage = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -59,6 +61,7 @@ const swaggerPage = `<!DOCTYPE html>
 <title>Pet Store API</title>
 <link rel="stylesheet" href="/docs/%s">
 <link rel="icon" type="image/svg+xml" href="%s">
+<style>.swagger-ui .opblock-tag-section:has(#operations-tag-guide) { display: none; }</style>
 </head>
 <body>
 <div id="swagger-ui"></div>
