@@ -15,7 +15,7 @@ import (
 
 // tables lists every model the schema holds, in dependency order.
 var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
-	&Order{}, &StatusChange{}, &IdempotencyRecord{},
+	&Order{}, &StatusChange{}, &IdempotencyRecord{}, &Photo{},
 	&Staff{},
 	&AuditEntry{},
 	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{},
