@@ -15,10 +15,10 @@ import (
 
 // tables lists every model the schema holds, in dependency order.
 var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
-	&Order{}, &StatusChange{}, &IdempotencyRecord{}, &Photo{},
+	&Order{}, &StatusChange{}, &IdempotencyRecord{},
 	&Staff{},
 	&AuditEntry{},
-	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{},
+	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{}, &Photo{},
 }
 
 // migrationLockClass keys, with a hash of the schema's name, the PostgreSQL advisory lock that
