@@ -83,8 +83,8 @@ func normalTag(field, s string) (string, *Error) {
 	return t, nil
 }
 
-// validTags checks a set of tags: at most MaxTags distinct ones, each normalized by normalTag;
-// it returns them sorted.
+// validTags checks a set of tags: at most MaxTags, each normalized by normalTag; it returns them
+// sorted, each once (two that differ only in case or white space are one tag).
 func validTags(field string, in []string) (Tags, *Error) {
 	if len(in) > MaxTags {
 		return nil, FieldError(field, "at most %d tags, got %d", MaxTags, len(in))
@@ -95,13 +95,10 @@ func validTags(field string, in []string) (Tags, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.Contains(out, t) {
-			return nil, FieldError(field, "%q is given twice; tags are distinct", t)
-		}
 		out = append(out, t)
 	}
 	slices.Sort(out)
-	return out, nil
+	return slices.Compact(out), nil
 }
 
 // ParseTagFilter reads the tags a list is filtered by (the repeatable tag parameter): at most
