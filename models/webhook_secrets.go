@@ -113,6 +113,9 @@ func SealWebhookSecrets(ctx context.Context, db *gorm.DB, keys *secretbox.Keyrin
 	}
 	for _, r := range rows {
 		if r.DeletedAt.Valid {
+			if r.Secret == "" && r.PreviousSecret == "" {
+				continue
+			}
 			res := db.Model(&WebhookEndpoint{}).Unscoped().Where("id = ?", r.ID).
 				UpdateColumns(map[string]any{"secret": "", "previous_secret": "", "previous_secret_until": nil})
 			if res.Error != nil {
