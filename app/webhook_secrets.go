@@ -12,13 +12,14 @@ import (
 	"gorm.io/gorm"
 )
 
+// warnDevelopmentKey is the line serve logs at start-up while secrets are sealed under the
+// development key.
+const warnDevelopmentKey = "PETSTORE_WEBHOOK_SECRET_KEYS is not set: webhook signing secrets are encrypted under the development key, which is public; set PETSTORE_ENV=production and a key from `openssl rand -base64 32` before real use"
+
 // sealWebhookSecrets seals the webhook secrets a database of an earlier release or key keeps
 // (models.SealWebhookSecrets) and logs what it did. Secrets under a key no longer configured stop
 // the start: the configuration lost a key it still needs.
 func sealWebhookSecrets(ctx context.Context, cfg Config, log *slog.Logger, db *gorm.DB) (models.SecretsSealed, error) {
-	if cfg.WebhookSecretKeys.IsDevelopment() {
-		log.Warn("PETSTORE_WEBHOOK_SECRET_KEYS is not set: webhook signing secrets are encrypted under the development key, which is public; set PETSTORE_ENV=production and a key from `openssl rand -base64 32` before real use")
-	}
 	done, err := models.SealWebhookSecrets(ctx, db, cfg.WebhookSecretKeys)
 	if err != nil {
 		return done, fmt.Errorf("seal webhook secrets: %w", err)

@@ -251,7 +251,7 @@ func TestMigrateEncryptsTheClearSecretsOfARelease11Database(t *testing.T) {
 	})
 }
 
-// In production the service does not start without a key, nor with a malformed one, nor without
+// In development the service starts without a key and warns; in production it does not start without a key, nor with a malformed one, nor without
 // a key the stored secrets are sealed under; each message names the variable and what to do.
 func TestProductionRefusesToStartWithoutTheWebhookSecretKey(t *testing.T) {
 	t.Parallel() // its own processes
@@ -260,6 +260,13 @@ func TestProductionRefusesToStartWithoutTheWebhookSecretKey(t *testing.T) {
 		cfg := webhookConfig(t, store)
 		cfg.WebhookSecretKeys = keyring(t, keys["k1"])
 		s := apptest.New(t, cfg)
+		// In development it starts on the development key, and says so once.
+		dev := apptest.StartProcess(t, apptest.Binary(t), databaseEnv(cfg))
+		if n := strings.Count(dev.Logs.String(), "encrypted under the development key, which is public"); n != 1 {
+			t.Fatalf("development logged the development key's warning %d times, want once:\n%s", n, dev.Logs)
+		}
+		dev.Kill(t)
+
 		ep := addEndpoint(t, s, "http://127.0.0.1:9/hook", "pet.created")
 
 		env := databaseEnv(cfg)
