@@ -3,6 +3,7 @@ package routes
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,19 +15,21 @@ import (
 	"github.com/petstore/petstore/views"
 )
 
-// categoryOptions lists the categories as choices, and their names by id.
-func (a *admin) categoryOptions(c *fiber.Ctx) ([]views.Option, map[int64]string, error) {
+// categorySuggestions lists the categories' names, as a category field suggests them (every one: there
+// are at most models.MaxCategories), and by id.
+func (a *admin) categorySuggestions(c *fiber.Ctx) ([]string, map[int64]string, error) {
 	cats, err := a.cats.List(c.UserContext())
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := make([]views.Option, len(cats))
+	list := make([]string, len(cats))
 	names := make(map[int64]string, len(cats))
 	for i, cat := range cats {
-		opts[i] = views.Option{Value: strconv.FormatInt(cat.ID, 10), Label: cat.Name}
+		list[i] = cat.Name
 		names[cat.ID] = cat.Name
 	}
-	return opts, names, nil
+	slices.Sort(list)
+	return list, names, nil
 }
 
 func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
@@ -43,11 +46,11 @@ var petColumns = []sortColumn{
 }
 
 // petFilter reads the pets table's filters, each parameter's value given by get: as typed, and
-// as the store takes them.
-func petFilter(get func(name string) (string, error)) (views.PetFilter, models.PetFilter, error) {
+// as the store takes them. The category is a pick (its name or number), shown by its name.
+func (a *admin) petFilter(ctx context.Context, get func(name string) (string, error), categories map[int64]string) (views.PetFilter, models.PetFilter, error) {
 	var f views.PetFilter
 	var filter models.PetFilter
-	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.CategoryID, "q": &f.Q, "show": &f.Show} {
+	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.Category, "q": &f.Q, "show": &f.Show} {
 		v, err := get(name)
 		if err != nil {
 			return f, filter, err
@@ -61,10 +64,11 @@ func petFilter(get func(name string) (string, error)) (views.PetFilter, models.P
 			return f, filter, invalidParam(err)
 		}
 	}
-	if f.CategoryID != "" {
-		if filter.CategoryID, err = parseID("category", f.CategoryID); err != nil {
-			return f, filter, invalidParam(err)
-		}
+	if filter.CategoryID, err = a.cats.Pick(ctx, "category", f.Category); err != nil {
+		return f, filter, invalidParam(err)
+	}
+	if name, ok := categories[filter.CategoryID]; ok {
+		f.Category = name
 	}
 	if utf8.RuneCountInString(f.Q) > models.MaxNameLength {
 		return f, filter, models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
@@ -85,7 +89,11 @@ func petFilter(get func(name string) (string, error)) (views.PetFilter, models.P
 // its total, all in the query string; or, with format=csv, the whole filtered list as CSV.
 func (a *admin) listPets(c *fiber.Ctx) error {
 	q := adminQuery(c)
-	f, filter, err := petFilter(q.one)
+	opts, names, err := a.categorySuggestions(c)
+	if err != nil {
+		return err
+	}
+	f, filter, err := a.petFilter(c.UserContext(), q.one, names)
 	if err != nil {
 		return err
 	}
@@ -98,10 +106,6 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 		return err
 	}
 	csv, err := wantsCSV(q)
-	if err != nil {
-		return err
-	}
-	opts, names, err := a.categoryOptions(c)
 	if err != nil {
 		return err
 	}
@@ -302,7 +306,7 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 
 // newPetForm is the empty form that adds a pet.
 func (a *admin) newPetForm(c *fiber.Ctx) error {
-	opts, _, err := a.categoryOptions(c)
+	opts, _, err := a.categorySuggestions(c)
 	if err != nil {
 		return err
 	}
@@ -310,15 +314,12 @@ func (a *admin) newPetForm(c *fiber.Ctx) error {
 	return render(c, views.PetForm(page(c, "Add a pet", views.SectionPets), f))
 }
 
-// formCategoryID reads a category choice: empty is "not chosen", which the store reports as
-// required.
-func formCategoryID(s string) (*int64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return nil, models.FieldError("categoryId", "must be one of the categories")
+// formCategoryID reads the category typed in a pet's form (a pick: its name or number): empty
+// is "not chosen", which the store reports as required.
+func (a *admin) formCategoryID(c *fiber.Ctx, typed string) (*int64, error) {
+	id, err := a.cats.Pick(c.UserContext(), "categoryId", typed)
+	if err != nil || id == 0 {
+		return nil, err
 	}
 	return &id, nil
 }
@@ -326,8 +327,8 @@ func formCategoryID(s string) (*int64, error) {
 // createPet adds a pet with the API's rules; on a mistake the form comes back with what was
 // typed and each message beside its field.
 func (a *admin) createPet(c *fiber.Ctx) error {
-	f := views.PetFormProps{Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId"), Status: c.FormValue("status"), Back: petsBack(c)}
-	catID, err := formCategoryID(f.CategoryID)
+	f := views.PetFormProps{Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Status: c.FormValue("status"), Back: petsBack(c)}
+	catID, err := a.formCategoryID(c, f.Category)
 	var p *models.Pet
 	if err == nil {
 		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status}, nil)
@@ -349,11 +350,15 @@ func (a *admin) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, titl
 	if len(f.Errors) == 0 {
 		f.Error = models.ErrorMessage(err)
 	}
-	opts, _, oerr := a.categoryOptions(c)
+	opts, names, oerr := a.categorySuggestions(c)
 	if oerr != nil {
 		return oerr
 	}
 	f.Categories = opts
+	// A category typed by its number comes back by its name.
+	if id, perr := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(f.Category), "#"), 10, 64); perr == nil && names[id] != "" {
+		f.Category = names[id]
+	}
 	c.Status(fiber.StatusBadRequest)
 	return render(c, views.PetForm(page(c, title, views.SectionPets), f))
 }
@@ -368,11 +373,11 @@ func (a *admin) editPetForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	opts, _, err := a.categoryOptions(c)
+	opts, names, err := a.categorySuggestions(c)
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{ID: p.ID, Name: p.Name, CategoryID: strconv.FormatInt(p.CategoryID, 10), Categories: opts, Back: petsBack(c)}
+	f := views.PetFormProps{ID: p.ID, Name: p.Name, Category: names[p.CategoryID], Categories: opts, Back: petsBack(c)}
 	return render(c, views.PetForm(page(c, "Edit "+p.Name, views.SectionPets), f))
 }
 
@@ -382,8 +387,8 @@ func (a *admin) updatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), CategoryID: c.FormValue("categoryId"), Back: petsBack(c)}
-	catID, err := formCategoryID(f.CategoryID)
+	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Back: petsBack(c)}
+	catID, err := a.formCategoryID(c, f.Category)
 	var p *models.Pet
 	if err == nil {
 		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID}, models.StaffActor(currentStaff(c).Username))
