@@ -137,14 +137,14 @@ func TestPetFormsUseTheAPIRulesAndKeepWhatWasTyped(t *testing.T) {
 		if v := p.Doc.Find("#name").AttrOr("value", ""); v != long {
 			t.Fatal("the form lost the typed name")
 		}
-		if v := p.Doc.Find("#categoryId option[selected]").AttrOr("value", ""); v != "3" {
-			t.Fatalf("the form lost the chosen category: %q", v)
+		if v := p.Doc.Find("#categoryId").AttrOr("value", ""); v != "Birds" {
+			t.Fatalf("the form lost the chosen category, category 3: %q", v)
 		}
 		if v := p.Doc.Find("#status option[selected]").AttrOr("value", ""); v != "sold" {
 			t.Fatalf("the form lost the chosen status: %q", v)
 		}
 		p = b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"999"}, "status": {"available"}})
-		if wantStatus(t, p, http.StatusBadRequest); !strings.Contains(p.Text("error-categoryId"), "No category with id 999") {
+		if wantStatus(t, p, http.StatusBadRequest); p.Text("error-categoryId") != "There is no category #999." {
 			t.Fatalf("unknown category: %q", p.Text("error-categoryId"))
 		}
 		p = b.Post(t, "/admin/pets", url.Values{"name": {"Rex"}, "categoryId": {"1"}, "status": {"lost"}})

@@ -37,9 +37,9 @@ func TestEachRoleIsOfferedAndAllowedExactlyWhatTheRightsTableSays(t *testing.T) 
 	}
 	cases := map[models.Right]roleCase{
 		models.RightPets: {"/admin", `nav a[href="/admin/pets"]`, []roleRequest{
-			get("/admin/pets"), post(fmt.Sprintf("/admin/pets/%d/status", pet.ID), "status", "pending")}},
+			get("/admin/pets"), get("/admin/suggest/categories?q=d"), post(fmt.Sprintf("/admin/pets/%d/status", pet.ID), "status", "pending")}},
 		models.RightOrders: {"/admin", `nav a[href="/admin/orders"]`, []roleRequest{
-			get("/admin/orders"), post(fmt.Sprintf("/admin/pets/%d/orders", pet.ID))}},
+			get("/admin/orders"), get("/admin/suggest/clients?q=a"), post(fmt.Sprintf("/admin/pets/%d/orders", pet.ID))}},
 		models.RightAddCategory: {"/admin", `nav a[href="/admin/categories"]`, []roleRequest{
 			get("/admin/categories"), post("/admin/categories", "name", "Ferrets")}},
 		models.RightRenameCategory: {"/admin/categories", `[data-testid="rename-category"]`, []roleRequest{

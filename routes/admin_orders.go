@@ -40,7 +40,7 @@ func dateParam(q query, name string) (time.Time, error) {
 
 // orderFilter reads the orders table's filters: status (or live), search, client, and the days
 // placed (the store's days) and to ship (calendar days), each range with both ends included.
-func (a *admin) orderFilter(q query, l *views.OrdersListProps) (models.OrderFilter, error) {
+func (a *admin) orderFilter(ctx context.Context, q query, l *views.OrdersListProps) (models.OrderFilter, error) {
 	var f models.OrderFilter
 	var err error
 	if l.Status, err = q.one("status"); err != nil {
@@ -60,8 +60,11 @@ func (a *admin) orderFilter(q query, l *views.OrdersListProps) (models.OrderFilt
 	} else if f.Status, err = param(q, "status", models.ParseOrderStatus); err != nil {
 		return f, err
 	}
-	if f.ClientID, err = param(q, "client", parseID); err != nil {
+	if l.Client, err = q.one("client"); err != nil {
 		return f, err
+	}
+	if f.ClientID, err = a.clients.Pick(ctx, "client", l.Client); err != nil {
+		return f, invalidParam(err)
 	}
 	days := []struct {
 		name string
@@ -134,7 +137,7 @@ var newestOrdersFirst = models.Sort{Key: "placed", Desc: true}
 func (a *admin) listOrders(c *fiber.Ctx) error {
 	q := adminQuery(c)
 	var l views.OrdersListProps
-	f, err := a.orderFilter(q, &l)
+	f, err := a.orderFilter(c.UserContext(), q, &l)
 	if err != nil {
 		return err
 	}
@@ -144,6 +147,10 @@ func (a *admin) listOrders(c *fiber.Ctx) error {
 			return err
 		}
 		l.ClientID, l.ClientName = cl.ID, cl.Name
+		l.Client = models.Named{ID: cl.ID, Name: cl.Name}.Suggestion(true)
+	}
+	if l.Clients, err = a.clients.Suggest(c.UserContext(), ""); err != nil {
+		return err
 	}
 	sort, err := sortOf(q, orderColumns, newestOrdersFirst)
 	if err != nil {

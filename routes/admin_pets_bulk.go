@@ -101,7 +101,7 @@ func (a *admin) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
 		return nil, invalidParam(err)
 	}
 	q := u.Query()
-	_, filter, err := petFilter(func(name string) (string, error) { return q.Get(name), nil })
+	_, filter, err := a.petFilter(c.UserContext(), func(name string) (string, error) { return q.Get(name), nil }, nil)
 	if err != nil {
 		return nil, err
 	}

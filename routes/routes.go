@@ -143,6 +143,7 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	v1.Get("/pets/:petId/photos/:photoId", need(models.ScopePetsRead), getPetPhoto(d.Photos))
 	v1.Patch("/pets/:petId/photos/:photoId", need(models.ScopePetsWrite), updatePetPhoto(d.Photos))
 	v1.Delete("/pets/:petId/photos/:photoId", need(models.ScopePetsWrite), deletePetPhoto(d.Photos))
+	v1.Get("/tags", need(models.ScopePetsRead), listTags(d.Pets))
 	v1.Get("/categories", need(models.ScopePetsRead), listCategories(d.Categories))
 	v1.Get("/store/inventory", need(models.ScopePetsRead), getInventory(d.Pets))
 	v1.Get("/store/orders", need(models.ScopeOrdersRead), listOrders(d.Orders, base))
@@ -191,6 +192,10 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	adm.Post("/orders/:id/approve", staff, a.orderAction(models.ActionApprove))
 	adm.Post("/orders/:id/deliver", staff, a.orderAction(models.ActionDeliver))
 	adm.Post("/orders/:id/cancel", staff, a.orderAction(models.ActionCancel))
+	// Suggestions for the fields that pick an object by name (views.Suggest), to the roles that
+	// see those objects' names.
+	adm.Get("/suggest/categories", staff, may(models.RightPets), suggest(d.Categories.Suggest))
+	adm.Get("/suggest/clients", staff, may(models.RightOrders), suggest(d.Clients.Suggest))
 	adm.Get("/categories", staff, may(models.RightAddCategory), a.listCategories)
 	adm.Post("/categories", staff, may(models.RightAddCategory), a.createCategory)
 	adm.Post("/categories/:id", staff, may(models.RightRenameCategory), a.renameCategory)

@@ -52,3 +52,29 @@ if (search) {
     search.select();
   });
 }
+// A field whose suggestions come from the server (data-suggest, views.Suggest) asks it, as
+// staff type, for those that match and puts them in its datalist; without this, the datalist
+// holds the suggestions the page was written with. An answer to an older text is dropped.
+document.querySelectorAll("input[data-suggest]").forEach(function (input) {
+  var list = input.list, timer, asked = null;
+  if (!list || !window.fetch) return;
+  input.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      var q = input.value.trim();
+      if (q === asked) return;
+      asked = q;
+      fetch(input.getAttribute("data-suggest") + "?q=" + encodeURIComponent(q), { headers: { Accept: "application/json" } })
+        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (found) {
+          if (!Array.isArray(found) || input.value.trim() !== q) return;
+          list.replaceChildren.apply(list, found.map(function (value) {
+            var option = document.createElement("option");
+            option.value = value;
+            return option;
+          }));
+        })
+        .catch(function () {});
+    }, 150);
+  });
+});

@@ -105,8 +105,8 @@ func TestFieldShowsItsErrorBesideItAndTellsScreenReaders(t *testing.T) {
 func TestPetsListShowsRowsPagerAndEmptyStates(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	props := views.PetsListProps{
-		Filter:     views.PetFilter{Status: "sold", Q: "re"},
-		Categories: []views.Option{{Value: "1", Label: "Dogs"}, {Value: "2", Label: "Cats"}},
+		Filter:     views.PetFilter{Status: "sold", Q: "re", Category: "Cats"},
+		Categories: []string{"Cats", "Dogs"},
 		Rows:       []views.PetRow{{ID: 7, Name: "Rex", Category: "Dogs", Status: "sold", UpdatedAt: now}},
 		Pager:      views.Pager{Shown: 1, NextURL: "/admin/pets?cursor=abc&status=sold", FirstURL: "/admin/pets?status=sold"},
 	}
@@ -117,6 +117,12 @@ func TestPetsListShowsRowsPagerAndEmptyStates(t *testing.T) {
 	}
 	if doc.Find(`#f-status option[selected]`).AttrOr("value", "") != "sold" || doc.Find("#q").AttrOr("value", "") != "re" {
 		t.Fatal("the filter form does not show the current filter")
+	}
+	// The category is typed, with every category's name suggested.
+	category := doc.Find("#f-category")
+	if category.AttrOr("value", "") != "Cats" || category.AttrOr("list", "") != "category-names" ||
+		doc.Find("datalist#category-names option").Length() != 2 || doc.Find("label[for=f-category]").Text() != "Category" {
+		t.Fatal("the category filter is not a labelled field suggesting the categories")
 	}
 	if testID(doc, "next-page").AttrOr("href", "") != props.Pager.NextURL || testID(doc, "first-page").AttrOr("href", "") != props.Pager.FirstURL {
 		t.Fatal("pager links")
@@ -193,18 +199,21 @@ func TestTypedTextIsEscapedEverywhereItIsShown(t *testing.T) {
 }
 
 func TestPetFormKeepsWhatWasTyped(t *testing.T) {
-	f := views.PetFormProps{Name: "Rex", CategoryID: "2", Status: "pending",
-		Categories: []views.Option{{Value: "1", Label: "Dogs"}, {Value: "2", Label: "Cats"}},
-		Errors:     views.FormErrors{"categoryId": "no category with id 2"}}
+	f := views.PetFormProps{Name: "Rex", Category: "Cts", Status: "pending",
+		Categories: []string{"Cats", "Dogs"},
+		Errors:     views.FormErrors{"categoryId": `there is no category named "Cts"; choose one of the suggestions`}}
 	doc := render(t, views.PetForm(staffPage, f))
 	if doc.Find("form").Last().AttrOr("action", "") != "/admin/pets" {
 		t.Fatal("the add form posts elsewhere")
 	}
-	if doc.Find("#categoryId option[selected]").Text() != "Cats" || doc.Find("#status option[selected]").Text() != "pending" {
-		t.Fatal("the form lost the choices")
+	if doc.Find("#categoryId").AttrOr("value", "") != "Cts" || doc.Find("#status option[selected]").Text() != "pending" {
+		t.Fatal("the form lost what was typed")
 	}
-	if got := testID(doc, "error-categoryId").Text(); got != "No category with id 2." {
+	if got := testID(doc, "error-categoryId").Text(); got != `There is no category named "Cts"; choose one of the suggestions.` {
 		t.Fatalf("category error %q", got)
+	}
+	if doc.Find("#categoryId").AttrOr("aria-describedby", "") != "categoryId-error" || doc.Find(`datalist#category-names option[value="Cats"]`).Length() != 1 {
+		t.Fatal("the refusal is not tied to the field, or the categories are not suggested")
 	}
 	f.ID = 9
 	doc = render(t, views.PetForm(staffPage, f))
