@@ -46,8 +46,13 @@ type storeDay struct {
 
 func newStoreDay(t *testing.T, store testenv.Store) *storeDay {
 	t.Helper()
-	d := &storeDay{s: adminServer(t, store)}
-	s := d.s
+	return newStoreDayOn(t, adminServer(t, store))
+}
+
+// newStoreDayOn gives the admin server s the day's work.
+func newStoreDayOn(t *testing.T, s *apptest.Server) *storeDay {
+	t.Helper()
+	d := &storeDay{s: s}
 	today := dayOf(time.Now().UTC())
 	d.dueToday = orderPetFor(t, s, "Rex", today)
 	d.waiting = orderPetFor(t, s, "Bella", time.Time{})
