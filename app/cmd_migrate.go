@@ -27,14 +27,18 @@ var migrateCommand = command{
 			if err != nil {
 				return err
 			}
-			reportMigration(e.stdout, m)
+			sealed, err := sealWebhookSecrets(e.ctx, e.cfg, e.log, db)
+			if err != nil {
+				return err
+			}
+			reportMigration(e.stdout, m, sealed)
 			return nil
 		}
 	},
 }
 
 // reportMigration says what a migration did, a line for each kind of change.
-func reportMigration(w io.Writer, m models.Migration) {
+func reportMigration(w io.Writer, m models.Migration, sealed models.SecretsSealed) {
 	did := false
 	say := func(format string, args ...any) {
 		fmt.Fprintf(w, format+"\n", args...)
@@ -66,6 +70,15 @@ func reportMigration(w io.Writer, m models.Migration) {
 	}
 	if len(m.Categories) > 0 {
 		say("created the categories %s", strings.Join(m.Categories, ", "))
+	}
+	if sealed.Clear > 0 {
+		say("encrypted the webhook signing secrets of %d endpoints, kept in the clear by release 1.1", sealed.Clear)
+	}
+	if sealed.Resealed > 0 {
+		say("encrypted the webhook signing secrets of %d endpoints again under the first key of PETSTORE_WEBHOOK_SECRET_KEYS", sealed.Resealed)
+	}
+	if sealed.Wiped > 0 {
+		say("wiped the webhook signing secrets of %d deleted endpoints", sealed.Wiped)
 	}
 	if !did {
 		fmt.Fprintln(w, "the schema is up to date: nothing to do")

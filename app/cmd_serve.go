@@ -56,6 +56,12 @@ func serve(e *env) error {
 	if err := models.Migrate(e.ctx, db); err != nil {
 		return err
 	}
+	if cfg.WebhookSecretKeys.IsDevelopment() {
+		log.Warn(warnDevelopmentKey)
+	}
+	if _, err := sealWebhookSecrets(e.ctx, cfg, log, db); err != nil {
+		return err
+	}
 	if err := ensureAdmin(e, db); err != nil {
 		return err
 	}

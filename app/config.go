@@ -15,6 +15,7 @@ import (
 
 	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/models"
+	"github.com/petstore/petstore/models/secretbox"
 	"github.com/petstore/petstore/routes/apiservers"
 	"github.com/redis/go-redis/v9"
 )
@@ -70,7 +71,18 @@ type Config struct {
 	// PETSTORE_WEBHOOK_RETRY_DELAYS: the waits after each failed delivery attempt; after the
 	// last, the delivery has failed.
 	WebhookRetryDelays []time.Duration
+	// PETSTORE_ENV: development (the default) or production, where what only suits development
+	// (the development webhook secret key) is refused.
+	Env string
+	// PETSTORE_WEBHOOK_SECRET_KEYS: the keys that encrypt webhook signing secrets at rest, the
+	// first sealing new ones; in development without it, the development key (see secretbox).
+	WebhookSecretKeys *secretbox.Keyring
 }
+
+// Production reports whether the service runs as production (PETSTORE_ENV).
+func (c Config) Production() bool { return c.Env == envProduction }
+
+const envProduction = "production"
 
 // LoadConfig reads the configuration through getenv and checks every value, naming each bad
 // variable in the error.
@@ -109,6 +121,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.WebhookAllowHTTP = e.boolean("PETSTORE_WEBHOOK_ALLOW_HTTP", false)
 	c.WebhookAllowPrivate = e.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE", false)
 	c.WebhookRetryDelays = e.durations("PETSTORE_WEBHOOK_RETRY_DELAYS", webhooks.DefaultRetryDelays, maxRetryDelays)
+	c.Env = e.oneOf("PETSTORE_ENV", "development", "development", envProduction)
+	c.WebhookSecretKeys = e.secretKeys("PETSTORE_WEBHOOK_SECRET_KEYS", c.Production())
 	c.MetricsAddr = e.privateAddr("PETSTORE_METRICS_ADDR", "9090", "metrics", c.Addr)
 	c.DebugAddr = e.privateAddr("PETSTORE_DEBUG_ADDR", "6060", "profiles", c.Addr, c.MetricsAddr)
 	// The profiles show the program's insides: with no host named they are served on loopback.
@@ -313,6 +327,26 @@ func (e *envReader) boolean(name string, def bool) bool {
 		e.fail(name, "must be true or false, got %q", v)
 		return def
 	}
+}
+
+// secretKeys reads the keys that seal webhook secrets. Without any, production refuses to start
+// (secrets sealed under a key everyone knows are as good as clear); development uses the
+// development key, and serve warns of it.
+func (e *envReader) secretKeys(name string, production bool) *secretbox.Keyring {
+	v := e.str(name, "")
+	if v == "" {
+		if production {
+			e.fail(name, "must be set when PETSTORE_ENV=production: it encrypts webhook signing secrets at rest. "+
+				"Generate a key with `openssl rand -base64 32` and set %s=k1:<that key> (see docs/operations.md)", name)
+		}
+		return secretbox.Development()
+	}
+	r, err := secretbox.Parse(v)
+	if err != nil {
+		e.fail(name, "%v", err)
+		return secretbox.Development()
+	}
+	return r
 }
 
 // maxRetryDelays bounds the retry schedule: the queue keeps a delivery's job until its last attempt.

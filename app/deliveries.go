@@ -52,8 +52,8 @@ func newWebhookClient(cfg Config) *webhooks.Client {
 }
 
 // newWebhookStore keeps webhook endpoints, checking their URLs with client.
-func newWebhookStore(db *gorm.DB, client *webhooks.Client, now func() time.Time) *models.WebhookStore {
-	return models.NewWebhookStore(db, models.WebhookOptions{Check: client.CheckURL, NewSecret: webhooks.NewSecret, Now: now})
+func newWebhookStore(cfg Config, db *gorm.DB, client *webhooks.Client, now func() time.Time) *models.WebhookStore {
+	return models.NewWebhookStore(db, models.WebhookOptions{Check: client.CheckURL, NewSecret: webhooks.NewSecret, Keys: cfg.WebhookSecretKeys, Now: now})
 }
 
 // StartDeliveries works the webhook delivery queue on db, beside any other instance doing the
@@ -71,7 +71,7 @@ func StartDeliveries(ctx context.Context, cfg Config, log *slog.Logger, db *gorm
 		return nil, err
 	}
 	client := webhooks.NewClient(webhooks.ClientOptions{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: o.AttemptTimeout})
-	store := models.NewWebhookStore(db, models.WebhookOptions{Check: client.CheckURL, NewSecret: webhooks.NewSecret, Now: o.Now, TimeoutPause: o.TimeoutPause})
+	store := models.NewWebhookStore(db, models.WebhookOptions{Check: client.CheckURL, NewSecret: webhooks.NewSecret, Keys: cfg.WebhookSecretKeys, Now: o.Now, TimeoutPause: o.TimeoutPause})
 	worker := &webhooks.Worker{Store: store, Client: client, Now: o.Now, Delays: cfg.WebhookRetryDelays, Log: log}
 	worker.Outcome = o.Metrics.WatchDeliveries(func(ctx context.Context) (int64, time.Time, error) {
 		st, err := store.Queue(ctx)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -114,6 +115,12 @@ func genValue(rt *rapid.T, w world, s *openapi3.Schema, name string) any {
 		maxLen := 40
 		if s.MaxLength != nil {
 			maxLen = int(*s.MaxLength)
+		}
+		if s.Pattern != "" {
+			return rapid.StringMatching(s.Pattern).Filter(func(v string) bool {
+				n := utf8.RuneCountInString(v)
+				return n >= int(s.MinLength) && n <= maxLen
+			}).Draw(rt, name)
 		}
 		// Letters and signs of several scripts; no white space at the ends or control
 		// characters, which the document's descriptions (not its schemas) rule out.

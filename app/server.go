@@ -128,7 +128,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		ReplicasReady: replicasReady,
 		Audit:         models.NewAuditStore(db),
 		Events:        models.NewEventStore(db),
-		Webhooks:      newWebhookStore(db, newWebhookClient(cfg), p.now),
+		Webhooks:      newWebhookStore(cfg, db, newWebhookClient(cfg), p.now),
 
 		ProductionURL: cfg.ProductionURL,
 		StagingURL:    cfg.StagingURL,

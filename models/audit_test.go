@@ -34,13 +34,14 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 		start := time.Now().UTC().Add(-time.Second)
 
 		name, cat := "Rex", int64(1)
-		p, err := pets.Create(ann, models.NewPet{Name: &name, CategoryID: &cat}, nil)
+		desc, tags := "Calm.", []string{"Puppy", "calm"}
+		p, err := pets.Create(ann, models.NewPet{Name: &name, CategoryID: &cat, Description: &desc, Tags: &tags}, nil)
 		must(t, err)
 		two := int64(2)
-		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two}, models.StaffActor("ann"))
+		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two, Description: desc, Tags: tags}, models.StaffActor("ann"))
 		must(t, err)
 		// Saving a form that changes nothing records nothing.
-		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two}, models.StaffActor("ann"))
+		_, err = pets.Update(ann, p.ID, models.PetEdit{Name: "Rex", CategoryID: &two, Description: desc, Tags: tags}, models.StaffActor("ann"))
 		must(t, err)
 		o, err := orders.Place(models.WithActor(context.Background(), models.APIKeyActor(7)), models.NewOrder{PetID: &p.ID}, models.ClientOwner(7), models.APIKeyActor(7), nil)
 		must(t, err)
@@ -68,7 +69,7 @@ func TestEveryStoreChangeIsInTheAuditLogWithWhoWhatBeforeAndAfter(t *testing.T) 
 
 		type row struct{ actor, object, action, before, after string }
 		want := []row{
-			{"staff:ann", "pet", "create", "", `{"categoryId":1,"name":"Rex","status":"available"}`},
+			{"staff:ann", "pet", "create", "", `{"categoryId":1,"description":"Calm.","name":"Rex","status":"available","tags":["calm","puppy"]}`},
 			{"staff:ann", "pet", "update", `{"categoryId":1}`, `{"categoryId":2}`},
 			{"api-key:7", "order", "place", "", `{"petId":` + itoa(p.ID) + `,"shipDate":null,"status":"placed"}`},
 			{"api-key:7", "pet", "update", `{"status":"available"}`, `{"status":"pending"}`},

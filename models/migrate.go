@@ -96,6 +96,9 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 	if err := adminIndexes(db, m); err != nil {
 		return fmt.Errorf("add the admin dashboard's indexes: %w", storeError(err, ""))
 	}
+	if err := searchIndexes(db, m); err != nil {
+		return fmt.Errorf("add the word search's and the tag filter's indexes: %w", storeError(err, ""))
+	}
 	if m.KeysGivenClients, err = giveKeysClients(db); err != nil {
 		return fmt.Errorf("migrate API keys to clients: %w", storeError(err, ""))
 	}

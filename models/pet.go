@@ -54,27 +54,34 @@ type Pet struct {
 	CategoryID int64     `gorm:"not null;index:idx_pets_live_category_id,priority:1,where:deleted_at IS NULL AND category_id IS NOT NULL"`
 	Category   *Category `gorm:"constraint:OnUpdate:CASCADE,OnDelete:RESTRICT"`
 	Status     PetStatus `gorm:"size:16;not null;index:idx_pets_status_id,priority:1;index:idx_pets_live_status_id,priority:1,where:deleted_at IS NULL AND status IS NOT NULL;index:idx_pets_deleted_status_id,priority:1,where:deleted_at IS NOT NULL"`
-	CreatedAt  time.Time
-	UpdatedAt  time.Time `gorm:"index:idx_pets_updated_at_id,priority:1;index:idx_pets_deleted_updated_at_id,priority:1,where:deleted_at IS NOT NULL"`
-	DeletedAt  gorm.DeletedAt
+	// Description and Tags are "" and none when not given (release 1.2.0 added them); the word
+	// search's and the tag filter's indexes are made by searchIndexes.
+	Description string `gorm:"type:text;not null;default:''"`
+	Tags        Tags   `gorm:"type:text;not null;default:''"`
+	CreatedAt   time.Time
+	UpdatedAt   time.Time `gorm:"index:idx_pets_updated_at_id,priority:1;index:idx_pets_deleted_updated_at_id,priority:1,where:deleted_at IS NOT NULL"`
+	DeletedAt   gorm.DeletedAt
 }
 
 // auditFields are what the audit log keeps of a pet.
 func (p *Pet) auditFields() Fields {
-	return Fields{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status}
+	return Fields{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status,
+		"description": p.Description, "tags": p.Tags.List()}
 }
 
 // NewPet is what a user gives to add a pet. Nil means the field was not given.
 type NewPet struct {
-	Name       *string
-	CategoryID *int64
-	Status     *string
+	Name        *string
+	CategoryID  *int64
+	Status      *string
+	Description *string
+	Tags        *[]string
 }
 
 // Validate checks every field and returns the pet to store, with the name trimmed and the
 // status defaulted to available. The category's existence is checked by the store.
 func (n NewPet) Validate() (Pet, error) {
-	p, err := petFields(n.Name, n.CategoryID, n.Status, true)
+	p, err := petFields(PetPatch(n), true)
 	if n.Status == nil {
 		p.Status = PetAvailable
 	}
@@ -83,19 +90,23 @@ func (n NewPet) Validate() (Pet, error) {
 
 // PetPatch changes some of a pet's fields (a JSON Merge Patch of them): nil leaves a field as it
 // is. Each given field follows the rules of creation; a status follows the rule of a status set
-// by hand (see setByHand).
+// by hand (see setByHand). An empty Description or Tags clears them (what null does in the API's
+// merge patch).
 type PetPatch struct {
-	Name       *string
-	CategoryID *int64
-	Status     *string
+	Name        *string
+	CategoryID  *int64
+	Status      *string
+	Description *string
+	Tags        *[]string
 }
 
 // petFields checks the fields given, with the rules every way of adding or changing a pet
 // shares, and returns them in a Pet (zero where not given). With required, name and category
 // must be given.
-func petFields(name *string, categoryID *int64, status *string, required bool) (Pet, error) {
+func petFields(in PetPatch, required bool) (Pet, error) {
 	var p Pet
 	var errs fieldErrors
+	name, categoryID, status := in.Name, in.CategoryID, in.Status
 	switch {
 	case name != nil:
 		n, err := validName("name", *name)
@@ -119,6 +130,16 @@ func petFields(name *string, categoryID *int64, status *string, required bool) (
 		}
 		p.Status = st
 	}
+	if in.Description != nil {
+		d, err := validPetDescription("description", *in.Description)
+		errs.add(err)
+		p.Description = d
+	}
+	if in.Tags != nil {
+		t, err := validTags("tags", *in.Tags)
+		errs.add(err)
+		p.Tags = t
+	}
 	return p, errs.err()
 }
 
@@ -140,10 +161,14 @@ type PetFilter struct {
 	// NameContains matches names case-insensitively (ASCII), for the admin pages' search.
 	NameContains string
 	// Search is the admin pages' search box: a number (42 or #42) finds the pet with that id,
-	// anything else is part of a name, as NameContains matches it.
+	// anything else is a word search, as Words.
 	Search string
 	// Deleted lists the deleted pets instead of the others (staff only).
 	Deleted bool
+	// Tags keeps the pets that carry every one of these tags.
+	Tags []string
+	// Words keeps the pets whose name, description and tags hold every word (see Search).
+	Words Search
 }
 
 // pets lists the pets table. Besides id, a page may be sorted by name, status or the time of the
@@ -192,9 +217,16 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	if id, ok := searchedID(f.Search); ok {
 		where, args = append(where, "id = ?"), append(args, id)
 	} else if f.Search != "" {
-		where, args = append(where, "LOWER(name) LIKE ? ESCAPE '\\'"), append(args, nameLike(f.Search))
+		words, err := ParseSearch("q", f.Search)
+		if err != nil {
+			return Paged[Pet]{}, err
+		}
+		f.Words.Words = append(f.Words.Words, words.Words...)
 	}
-	return pets.list(ctx, laggingRead(ctx, s.db), where, args, page)
+	db := laggingRead(ctx, s.db)
+	where, args = tagsCondition(db, f.Tags, where, args)
+	where, args = searchCondition(db, f.Words, where, args)
+	return pets.list(ctx, db, where, args, page)
 }
 
 // Get returns one pet that is not deleted; it may read a replica (MayReadReplica).

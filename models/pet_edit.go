@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -9,11 +10,14 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// PetEdit is what staff change about a pet in the admin pages' edit form: both fields are
-// required there. Its status is not here: the pet's page sets it (SetStatus).
+// PetEdit is what staff change about a pet in the admin pages' edit form: name and category are
+// required there, an empty description or no tags clear them. Its status is not here: the pet's
+// page sets it (SetStatus).
 type PetEdit struct {
-	Name       string
-	CategoryID *int64
+	Name        string
+	CategoryID  *int64
+	Description string
+	Tags        []string
 }
 
 // Match is a condition on a pet as it is inside the transaction that would change it (an
@@ -36,9 +40,10 @@ func (s *PetStore) Patch(ctx context.Context, id int64, pp PetPatch, actor strin
 	return s.patch(ctx, id, pp, false, actor, match)
 }
 
-// Update saves the admin pages' edit form: a name and a category, both required.
+// Update saves the admin pages' edit form: a name and a category, both required, a description
+// and tags.
 func (s *PetStore) Update(ctx context.Context, id int64, e PetEdit, actor string) (*Pet, error) {
-	return s.patch(ctx, id, PetPatch{Name: &e.Name, CategoryID: e.CategoryID}, true, actor, nil)
+	return s.patch(ctx, id, PetPatch{Name: &e.Name, CategoryID: e.CategoryID, Description: &e.Description, Tags: &e.Tags}, true, actor, nil)
 }
 
 // SetStatus sets a pet's status by hand, as staff do. Setting the status the pet already has
@@ -49,7 +54,7 @@ func (s *PetStore) SetStatus(ctx context.Context, id int64, to PetStatus, actor 
 }
 
 func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bool, actor string, match Match) (*Pet, error) {
-	want, err := petFields(pp.Name, pp.CategoryID, pp.Status, required)
+	want, err := petFields(pp, required)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +77,12 @@ func (s *PetStore) patch(ctx context.Context, id int64, pp PetPatch, required bo
 		}
 		if pp.CategoryID != nil && want.CategoryID != p.CategoryID {
 			p.CategoryID, fields["category_id"] = want.CategoryID, want.CategoryID
+		}
+		if pp.Description != nil && want.Description != p.Description {
+			p.Description, fields["description"] = want.Description, want.Description
+		}
+		if pp.Tags != nil && !slices.Equal(want.Tags, p.Tags) {
+			p.Tags, fields["tags"] = want.Tags, want.Tags
 		}
 		if len(fields) > 0 {
 			p.UpdatedAt, fields["updated_at"] = now, now

@@ -22,6 +22,10 @@ type PetResponse struct {
 	CategoryID int64 `json:"categoryId" example:"1" format:"int64" validate:"required"`
 	// Availability of the animal.
 	Status PetStatus `json:"status" example:"available" validate:"required"`
+	// What a buyer reads about the animal; line breaks are kept. Empty when none was given.
+	Description string `json:"description" example:"A calm Labrador puppy, house-trained." maxLength:"2000" validate:"required"`
+	// The animal's tags, sorted; empty when none was given.
+	Tags []string `json:"tags" example:"calm,puppy" validate:"required,max=10,unique" extensions:"x-items-min-length=1,x-items-max-length=32,x-items-pattern=^[a-z0-9-]+$"`
 	// When the animal was added.
 	CreatedAt time.Time `json:"createdAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
 	// When the animal last changed.
@@ -31,7 +35,7 @@ type PetResponse struct {
 // Response is the pet as the API returns it.
 func (p *Pet) Response() PetResponse {
 	return PetResponse{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status,
-		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+		Description: p.Description, Tags: p.Tags.List(), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
 }
 
 // OrderResponse is a store order as the API returns it.

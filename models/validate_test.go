@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/base64"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestNewPetValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.in.Validate()
 			if tc.fields == nil {
-				if err != nil || got != tc.want {
+				if err != nil || !reflect.DeepEqual(got, tc.want) {
 					t.Fatalf("Validate() = %+v, %v; want %+v", got, err, tc.want)
 				}
 				return

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/petstore/petstore/models/secretbox"
 	"gorm.io/gorm"
 )
 
@@ -50,9 +51,10 @@ type WebhookEndpoint struct {
 	Description string   `gorm:"size:800;not null;default:''"`
 	Events      EventSet `gorm:"not null"`
 	// Secret signs every delivery; PreviousSecret too, until PreviousSecretUntil, after a
-	// rotation. Both are kept in the clear: signing needs them.
-	Secret              string `gorm:"size:100;not null"`
-	PreviousSecret      string `gorm:"size:100;not null;default:''"`
+	// rotation. Both are stored sealed (models/secretbox), opened only to sign a delivery
+	// (SigningSecrets); empty on a deleted endpoint.
+	Secret              string `gorm:"size:255;not null"`
+	PreviousSecret      string `gorm:"size:255;not null;default:''"`
 	PreviousSecretUntil *time.Time
 	DisabledAt          *time.Time
 	DisabledReason      string `gorm:"size:16;not null;default:''"`
@@ -66,6 +68,9 @@ type WebhookEndpoint struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	DeletedAt   gorm.DeletedAt `gorm:"index"`
+	// NewSecret is the clear secret Create and RotateSecret just made, for their answer, the only
+	// time the client sees it; never stored.
+	NewSecret string `gorm:"-"`
 }
 
 // Paused reports whether deliveries to the endpoint wait at now, after it kept timing out.
@@ -76,9 +81,9 @@ func (e *WebhookEndpoint) Paused(now time.Time) bool {
 // Disabled reports whether deliveries to the endpoint are stopped.
 func (e *WebhookEndpoint) Disabled() bool { return e.DisabledAt != nil }
 
-// Secrets are the secrets that sign a delivery at now: the current one, and the one it replaced
-// within SecretOverlap of the rotation.
-func (e *WebhookEndpoint) Secrets(now time.Time) []string {
+// sealedSecrets are the stored secrets that sign a delivery at now: the current one, and the one
+// it replaced within SecretOverlap of the rotation.
+func (e *WebhookEndpoint) sealedSecrets(now time.Time) []string {
 	if e.PreviousSecret != "" && e.PreviousSecretUntil != nil && now.Before(*e.PreviousSecretUntil) {
 		return []string{e.Secret, e.PreviousSecret}
 	}
@@ -163,6 +168,8 @@ type WebhookOptions struct {
 	Check URLCheck
 	// NewSecret makes a signing secret.
 	NewSecret func() (string, error)
+	// Keys seal the secrets stored and open them to sign; nil is the development keyring.
+	Keys *secretbox.Keyring
 	// Now is the service's clock: when a rotated-out secret stops signing.
 	Now func() time.Time
 	// TimeoutPause is how long an endpoint that keeps timing out is paused (default
@@ -183,6 +190,9 @@ func NewWebhookStore(db *gorm.DB, opt WebhookOptions) *WebhookStore {
 	}
 	if opt.TimeoutPause == 0 {
 		opt.TimeoutPause = DefaultTimeoutPause
+	}
+	if opt.Keys == nil {
+		opt.Keys = secretbox.Development()
 	}
 	return &WebhookStore{db: db, opt: opt}
 }
@@ -274,7 +284,10 @@ func (s *WebhookStore) Create(ctx context.Context, clientID int64, scopes ScopeS
 	if err := s.opt.Check(ctx, e.URL); err != nil {
 		return nil, err
 	}
-	if e.Secret, err = s.opt.NewSecret(); err != nil {
+	if e.NewSecret, err = s.opt.NewSecret(); err != nil {
+		return nil, err
+	}
+	if e.Secret, err = s.opt.Keys.Seal(e.NewSecret); err != nil {
 		return nil, err
 	}
 	e.ClientID = clientID
@@ -422,18 +435,27 @@ func (s *WebhookStore) Enable(ctx context.Context, id int64, actor string) (*Web
 	})
 }
 
-// RotateSecret gives one of a client's endpoints a new secret (returned in the endpoint); the old
-// one keeps signing beside it for SecretOverlap.
+// RotateSecret gives one of a client's endpoints a new secret (returned in NewSecret); the old
+// one keeps signing beside it for SecretOverlap, moved as it is stored, never opened.
 func (s *WebhookStore) RotateSecret(ctx context.Context, clientID, id int64, actor string) (*WebhookEndpoint, error) {
 	secret, err := s.opt.NewSecret()
 	if err != nil {
 		return nil, err
 	}
-	return s.change(ctx, clientID, id, AuditRotateSecret, actor, func(_ *gorm.DB, e *WebhookEndpoint) error {
+	sealed, err := s.opt.Keys.Seal(secret)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.change(ctx, clientID, id, AuditRotateSecret, actor, func(_ *gorm.DB, e *WebhookEndpoint) error {
 		until := s.opt.Now().UTC().Add(SecretOverlap)
-		e.PreviousSecret, e.PreviousSecretUntil, e.Secret = e.Secret, &until, secret
+		e.PreviousSecret, e.PreviousSecretUntil, e.Secret = e.Secret, &until, sealed
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	e.NewSecret = secret
+	return e, nil
 }
 
 // Delete deletes one of a client's endpoints: no delivery is made to it any more, and its signing

@@ -13,7 +13,7 @@ package routes
 // operations if at all.
 //
 //	@title						Pet Store API
-//	@version					1.1.0
+//	@version					1.2.0
 //	@description.markdown
 //	@BasePath					/v1
 //	@accept						json

@@ -3,6 +3,9 @@ package routes
 import (
 	"strconv"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
 )
@@ -15,6 +18,10 @@ type NewPet struct {
 	CategoryID *int64 `json:"categoryId" example:"1" format:"int64" minimum:"1" validate:"required"`
 	// Availability of the animal; available when omitted.
 	Status *models.PetStatus `json:"status,omitempty" example:"available"`
+	// What a buyer reads about the animal: white space around it is trimmed; then at most 2,000 characters, line breaks allowed, no other control or invisible format characters. Empty when omitted.
+	Description *string `json:"description,omitempty" example:"A calm Labrador puppy, house-trained." maxLength:"2000"`
+	// At most 10 distinct tags, each 1 to 32 characters of a-z, 0-9 and -, trimmed and lower-cased on the way in. None when omitted.
+	Tags *[]string `json:"tags,omitempty" example:"calm,puppy" validate:"max=10" extensions:"x-items-min-length=1,x-items-max-length=32,x-items-pattern=^\\s*[A-Za-z0-9-]+\\s*$"`
 } //	@name	NewPet
 
 // withDefaults is the request as the service takes it: a status left out is available.
@@ -33,7 +40,51 @@ type PetPatch struct {
 	CategoryID *int64 `json:"categoryId,omitempty" example:"2" format:"int64" minimum:"1"`
 	// The new status, set by hand: refused while an order holds the animal, and after a sale through an order.
 	Status *models.PetStatus `json:"status,omitempty" example:"sold"`
+	// The new description, with the rules of creation; null clears it.
+	Description orNull[string] `json:"description,omitzero" swaggertype:"string" example:"A calm Labrador puppy, house-trained." maxLength:"2000" extensions:"x-nullable"`
+	// The new set of tags, replacing the whole set, with the rules of creation; null or [] removes them all.
+	Tags orNull[[]string] `json:"tags,omitzero" swaggertype:"array,string" example:"calm,puppy" validate:"max=10" extensions:"x-nullable,x-items-min-length=1,x-items-max-length=32,x-items-pattern=^\\s*[A-Za-z0-9-]+\\s*$"`
 } //	@name	PetPatch
+
+// orNull is a member of a merge patch that null clears: given says the member was there, and
+// value is nil for null. It is read before the strict decoding's refusal of nulls (acceptsNull).
+type orNull[T any] struct {
+	given bool
+	value *T
+}
+
+func (o orNull[T]) acceptsNull() {}
+
+// IsZero leaves an absent member out when the patch is encoded (the idempotency key's body).
+func (o orNull[T]) IsZero() bool { return !o.given }
+
+func (o *orNull[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	o.given = true
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		return err
+	}
+	o.value = new(T)
+	return json.UnmarshalDecode(dec, o.value)
+}
+
+func (o orNull[T]) MarshalJSONTo(enc *jsontext.Encoder) error {
+	if o.value == nil {
+		return enc.WriteToken(jsontext.Null)
+	}
+	return json.MarshalEncode(enc, o.value)
+}
+
+// cleared is the member as the store takes it: nil when absent, the zero value for null.
+func (o orNull[T]) cleared() *T {
+	switch {
+	case !o.given:
+		return nil
+	case o.value == nil:
+		return new(T)
+	}
+	return o.value
+}
 
 // Inventory counts the animals of the catalogue by status.
 type Inventory struct {
@@ -52,7 +103,7 @@ func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 // listPets godoc
 //
 //	@Summary		List animals
-//	@Description	Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+//	@Description	Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId`, `id`, `tag` and `q` combine: an animal is listed when it matches all of them. `tag` may be repeated (at most 10): an animal is listed when it carries every tag named. `q` is a word search: an animal is listed when its name, description and tags together contain every word of `q`, each as a word, the beginning of a word or another form of the word (English stemming: "puppy" finds "puppies"), ignoring case and accents ("cafe" finds "Café"); the order stays ascending `id`. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //	@ID				listPets
 //	@Tags			animals
 //	@Produce		json
@@ -62,6 +113,8 @@ func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 //	@Param			status			query		string		false	"Return only animals with this status"							Enums(available, pending, sold)
 //	@Param			categoryId		query		int			false	"Return only animals of this category"							Format(int64)	minimum(1)
 //	@Param			id				query		[]int		false	"Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)"	collectionFormat(multi)	extensions(x-max-items=100,x-items-minimum=1,x-items-format=int64)
+//	@Param			tag				query		[]string	false	"Return only the animals carrying every one of these tags (repeat the parameter: `tag=calm&tag=puppy`; at most 10)"	collectionFormat(multi)	extensions(x-max-items=10,x-items-min-length=1,x-items-max-length=32,x-items-pattern=^\s*[A-Za-z0-9-]+\s*$)
+//	@Param			q				query		string		false	"Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored)"	minlength(1)	maxlength(100)	example(lab puppy)
 //	@Param			cursor			query		string		false	"Opaque token that continues the list: take it from the Link header"	maxlength(64)
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
 //	@Success		200				{array}		models.PetResponse			"A page of animals"
@@ -85,6 +138,12 @@ func listPets(pets *models.PetStore, base publicBase) fiber.Handler {
 			return err
 		}
 		if f.IDs, err = q.ids("id", models.MaxLimit); err != nil {
+			return err
+		}
+		if f.Tags, err = models.ParseTagFilter("tag", q.all("tag")); err != nil {
+			return invalidParam(err)
+		}
+		if f.Words, err = param(q, "q", models.ParseSearch); err != nil {
 			return err
 		}
 		list, err := pets.List(c.UserContext(), f, page)
@@ -136,7 +195,8 @@ func createPet(pets *models.PetStore, base publicBase) fiber.Handler {
 			body, err := models.EncodeJSON(p.Response())
 			return keptResponse{body: body, location: base.of(c) + petPath(p.ID)}, err
 		}
-		p, err := pets.Create(c.UserContext(), models.NewPet{Name: req.Name, CategoryID: req.CategoryID, Status: (*string)(req.Status)},
+		p, err := pets.Create(c.UserContext(), models.NewPet{Name: req.Name, CategoryID: req.CategoryID, Status: (*string)(req.Status),
+			Description: req.Description, Tags: req.Tags},
 			keepCreated(c, respond))
 		if err != nil {
 			return err
@@ -188,7 +248,7 @@ func getPet(pets *models.PetStore) fiber.Handler {
 // updatePet godoc
 //
 //	@Summary		Change an animal
-//	@Description	Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+//	@Description	Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //	@ID				updatePet
 //	@Tags			animals
 //	@Accept			json,application/merge-patch+json
@@ -217,7 +277,8 @@ func updatePet(pets *models.PetStore) fiber.Handler {
 		if err := decodeJSON(c, &req, mimeMergePatch); err != nil {
 			return err
 		}
-		p, err := pets.Patch(c.UserContext(), id, models.PetPatch{Name: req.Name, CategoryID: req.CategoryID, Status: (*string)(req.Status)},
+		p, err := pets.Patch(c.UserContext(), id, models.PetPatch{Name: req.Name, CategoryID: req.CategoryID, Status: (*string)(req.Status),
+			Description: req.Description.cleared(), Tags: req.Tags.cleared()},
 			models.APIKeyActor(callerKeyID(c)), ifMatch(c))
 		if err != nil {
 			return err
@@ -254,6 +315,41 @@ func deletePet(pets *models.PetStore) fiber.Handler {
 		}
 		c.Status(fiber.StatusNoContent)
 		return nil
+	}
+}
+
+// TagCount is a tag and how many animals carry it.
+type TagCount struct {
+	// The tag.
+	Name string `json:"name" example:"puppy" minLength:"1" maxLength:"32" validate:"required"`
+	// How many animals of the catalogue (not deleted) carry it.
+	Count int64 `json:"count" example:"12" format:"int64" minimum:"1" validate:"required"`
+} //	@name	TagCount
+
+// listTags godoc
+//
+//	@Summary		List the tags in use
+//	@Description	The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+//	@ID				listTags
+//	@Tags			animals
+//	@Produce		json
+//	@Security		BearerAuth
+//	@x-required-scope	"pets:read"
+//	@x-stability	"beta"
+//	@x-max-items	1000
+//	@Success		200	{array}	TagCount	"The tags, most used first"
+//	@Router			/tags [get]
+func listTags(pets *models.PetStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		tags, err := pets.Tags(c.UserContext())
+		if err != nil {
+			return err
+		}
+		out := make([]TagCount, len(tags))
+		for i, t := range tags {
+			out[i] = TagCount{Name: t.Name, Count: t.Count}
+		}
+		return sendJSON(c, fiber.StatusOK, out, false)
 	}
 }
 

@@ -48,7 +48,10 @@ var errNull = errors.New("null")
 // syntax errors), the decoder refuses unknown members and nulls.
 var strictJSON = json.JoinOptions(
 	json.RejectUnknownMembers(true),
-	json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ any) error {
+	json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+		if _, ok := v.(interface{ acceptsNull() }); ok {
+			return json.SkipFunc
+		}
 		if dec.PeekKind() == 'n' {
 			return errNull
 		}
@@ -215,6 +218,16 @@ func (q query) ids(name string, max int) ([]int64, error) {
 		out = append(out, id)
 	}
 	return out, nil
+}
+
+// all returns every value of a repeatable parameter.
+func (q query) all(name string) []string {
+	vals := q.c.Context().QueryArgs().PeekMulti(name)
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // parseID reads an identifier given by a user: a positive 64-bit integer.

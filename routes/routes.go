@@ -136,6 +136,7 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	v1.Get("/pets/:petId", need(models.ScopePetsRead), getPet(d.Pets))
 	v1.Patch("/pets/:petId", need(models.ScopePetsWrite), updatePet(d.Pets))
 	v1.Delete("/pets/:petId", need(models.ScopePetsWrite), deletePet(d.Pets))
+	v1.Get("/tags", need(models.ScopePetsRead), listTags(d.Pets))
 	v1.Get("/categories", need(models.ScopePetsRead), listCategories(d.Categories))
 	v1.Get("/store/inventory", need(models.ScopePetsRead), getInventory(d.Pets))
 	v1.Get("/store/orders", need(models.ScopeOrdersRead), listOrders(d.Orders, base))

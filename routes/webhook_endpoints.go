@@ -49,13 +49,10 @@ type WebhookEndpointPatch struct {
 	Disabled *bool `json:"disabled,omitempty" example:"false"`
 } //	@name	WebhookEndpointPatch
 
-func endpointResponse(e *models.WebhookEndpoint, secret bool) WebhookEndpoint {
-	out := WebhookEndpoint{ID: e.ID, URL: e.URL, Description: e.Description, Events: e.Events.List(),
-		Disabled: e.Disabled(), DisabledReason: e.DisabledReason, CreatedAt: e.CreatedAt.UTC()}
-	if secret {
-		out.Secret = e.Secret
-	}
-	return out
+// endpointResponse shows e; its secret only as creation and rotation made it, never a stored one.
+func endpointResponse(e *models.WebhookEndpoint) WebhookEndpoint {
+	return WebhookEndpoint{ID: e.ID, URL: e.URL, Description: e.Description, Events: e.Events.List(),
+		Disabled: e.Disabled(), DisabledReason: e.DisabledReason, CreatedAt: e.CreatedAt.UTC(), Secret: e.NewSecret}
 }
 
 func eventNames(types []models.EventType) []string {
@@ -104,7 +101,7 @@ func listWebhookEndpoints(store *models.WebhookStore) fiber.Handler {
 		}
 		out := make([]WebhookEndpoint, len(list))
 		for i := range list {
-			out[i] = endpointResponse(&list[i], false)
+			out[i] = endpointResponse(&list[i])
 		}
 		return sendJSON(c, fiber.StatusOK, out, true)
 	}
@@ -144,7 +141,7 @@ func createWebhookEndpoint(store *models.WebhookStore, base publicBase) fiber.Ha
 			return scopeChallenge(c, err)
 		}
 		c.Location(base.of(c) + endpointPath(e.ID))
-		return sendJSON(c, fiber.StatusCreated, endpointResponse(e, true), false)
+		return sendJSON(c, fiber.StatusCreated, endpointResponse(e), false)
 	}
 }
 
@@ -176,7 +173,7 @@ func getWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, endpointResponse(e, false), false)
+		return sendJSON(c, fiber.StatusOK, endpointResponse(e), false)
 	}
 }
 
@@ -219,7 +216,7 @@ func updateWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 		if err != nil {
 			return scopeChallenge(c, err)
 		}
-		return sendJSON(c, fiber.StatusOK, endpointResponse(e, false), false)
+		return sendJSON(c, fiber.StatusOK, endpointResponse(e), false)
 	}
 }
 
@@ -277,6 +274,6 @@ func rotateWebhookSecret(store *models.WebhookStore) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, endpointResponse(e, true), false)
+		return sendJSON(c, fiber.StatusOK, endpointResponse(e), false)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -157,7 +158,15 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) 
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	a := w.Client.Deliver(ctx, Delivery{URL: ep.URL, MsgID: ev.PublicID(), Timestamp: now, Body: body, Secrets: ep.Secrets(now)})
+	var a Attempt
+	if secrets, err := w.Store.SigningSecrets(ctx, ep, now); err != nil {
+		// Nothing is sent unsigned or signed with anything else; the attempt says why, and a key
+		// configured again before the last retry lets the delivery go out.
+		w.Log.Error("opening a webhook endpoint's signing secret", "endpoint", ep.ID, "error", err.Error())
+		a.Err = fmt.Errorf("not sent: the endpoint's signing secret could not be decrypted: %w", err)
+	} else {
+		a = w.Client.Deliver(ctx, Delivery{URL: ep.URL, MsgID: ev.PublicID(), Timestamp: now, Body: body, Secrets: secrets})
+	}
 	last := job.Attempt > len(w.Delays)
 	rec := models.DeliveryAttempt{EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, Attempt: job.Attempt, At: now,
 		StatusCode: a.StatusCode, Duration: a.Duration, Outcome: models.OutcomeDelivered, TimedOut: a.TimedOut}

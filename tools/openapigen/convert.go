@@ -176,8 +176,44 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 		}
 	})
 	eachSchema(doc, func(_ schemaPlace, s *openapi3.Schema) { oneOfSchemas(s) })
+	var itemErr error
+	eachSchema(doc, func(_ schemaPlace, s *openapi3.Schema) { itemErr = errors.Join(itemErr, itemLimits(s)) })
+	if itemErr != nil {
+		return itemErr
+	}
 	addHeadOperations(doc)
 	describeScopes(doc)
+	return nil
+}
+
+// itemLimits sets the limits of the strings of an array property, which swag's field tags
+// cannot write, from the extensions they are given in: extensions:"x-items-max-length=32,
+// x-items-pattern=^[a-z0-9-]+$".
+func itemLimits(s *openapi3.Schema) error {
+	for _, name := range []string{"x-items-min-length", "x-items-max-length", "x-items-pattern"} {
+		v, ok := s.Extensions[name]
+		if !ok {
+			continue
+		}
+		delete(s.Extensions, name)
+		if !s.Type.Is(openapi3.TypeArray) || s.Items == nil || s.Items.Value == nil {
+			return fmt.Errorf("%s on a schema that is not an array", name)
+		}
+		text := fmt.Sprint(v)
+		if name == "x-items-pattern" {
+			s.Items.Value.Pattern = text
+			continue
+		}
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want a whole number", name, text)
+		}
+		if name == "x-items-max-length" {
+			s.Items.Value.MaxLength = &n
+		} else {
+			s.Items.Value.MinLength = n
+		}
+	}
 	return nil
 }
 
@@ -215,9 +251,10 @@ func describeScopes(doc *openapi3.T) {
 
 // arrayLimits sets the limits of an array parameter, which swag's parameter annotations cannot
 // write, from the extensions they are given in: extensions(x-max-items=100,x-items-minimum=1,
-// x-items-format=int64).
+// x-items-format=int64), and for strings x-items-min-length, x-items-max-length and
+// x-items-pattern.
 func arrayLimits(p *openapi3.Parameter) error {
-	for _, name := range []string{"x-max-items", "x-items-minimum", "x-items-format"} {
+	for _, name := range []string{"x-max-items", "x-items-minimum", "x-items-format", "x-items-min-length", "x-items-max-length", "x-items-pattern"} {
 		v, ok := p.Extensions[name]
 		if !ok {
 			continue
@@ -228,17 +265,26 @@ func arrayLimits(p *openapi3.Parameter) error {
 			return fmt.Errorf("%s on a parameter that is not an array", name)
 		}
 		text := fmt.Sprint(v)
-		if name == "x-items-format" {
+		switch name {
+		case "x-items-format":
 			s.Value.Items.Value.Format = text
+			continue
+		case "x-items-pattern":
+			s.Value.Items.Value.Pattern = text
 			continue
 		}
 		n, err := strconv.ParseUint(text, 10, 64)
 		if err != nil {
 			return fmt.Errorf("%s=%q: want a whole number", name, text)
 		}
-		if name == "x-max-items" {
+		switch name {
+		case "x-max-items":
 			s.Value.MaxItems = &n
-		} else {
+		case "x-items-min-length":
+			s.Value.Items.Value.MinLength = n
+		case "x-items-max-length":
+			s.Value.Items.Value.MaxLength = &n
+		default:
 			s.Value.Items.Value.Min = openapi3.Ptr(float64(n))
 		}
 	}

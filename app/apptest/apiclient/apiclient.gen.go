@@ -449,6 +449,11 @@ type NewPet struct {
 	// Example: 1
 	CategoryId int64 `json:"categoryId"`
 
+	// Description What a buyer reads about the animal: white space around it is trimmed; then at most 2,000 characters, line breaks allowed, no other control or invisible format characters. Empty when omitted.
+	//
+	// Example: A calm Labrador puppy, house-trained.
+	Description *string `json:"description,omitempty"`
+
 	// Name The animal's name: white space around it is trimmed; then 1 to 100 characters, no control or invisible format characters.
 	//
 	// Example: Rex
@@ -458,6 +463,11 @@ type NewPet struct {
 	//
 	// Example: available
 	Status *PetStatus `json:"status,omitempty"`
+
+	// Tags At most 10 distinct tags, each 1 to 32 characters of a-z, 0-9 and -, trimmed and lower-cased on the way in. None when omitted.
+	//
+	// Example: ["calm","puppy"]
+	Tags *[]string `json:"tags,omitempty"`
 }
 
 // NewWebhookEndpoint defines model for NewWebhookEndpoint.
@@ -531,6 +541,11 @@ type Pet struct {
 	// Example: 2026-11-21T10:00:00Z
 	CreatedAt *time.Time `json:"createdAt,omitempty"`
 
+	// Description What a buyer reads about the animal; line breaks are kept. Empty when none was given.
+	//
+	// Example: A calm Labrador puppy, house-trained.
+	Description string `json:"description"`
+
 	// Id Unique identifier assigned by the service on creation.
 	//
 	// Example: 42
@@ -546,6 +561,11 @@ type Pet struct {
 	// Example: available
 	Status PetStatus `json:"status"`
 
+	// Tags The animal's tags, sorted; empty when none was given.
+	//
+	// Example: ["calm","puppy"]
+	Tags []string `json:"tags"`
+
 	// UpdatedAt When the animal last changed.
 	//
 	// Example: 2026-11-21T10:00:00Z
@@ -559,6 +579,11 @@ type PetPatch struct {
 	// Example: 2
 	CategoryId *int64 `json:"categoryId,omitempty"`
 
+	// Description The new description, with the rules of creation; null clears it.
+	//
+	// Example: A calm Labrador puppy, house-trained.
+	Description *string `json:"description,omitempty"`
+
 	// Name The new name: white space around it is trimmed; then 1 to 100 characters, no control or invisible format characters.
 	//
 	// Example: Rex
@@ -568,10 +593,28 @@ type PetPatch struct {
 	//
 	// Example: sold
 	Status *PetStatus `json:"status,omitempty"`
+
+	// Tags The new set of tags, replacing the whole set, with the rules of creation; null or [] removes them all.
+	//
+	// Example: ["calm","puppy"]
+	Tags *[]string `json:"tags,omitempty"`
 }
 
 // PetStatus defines model for PetStatus.
 type PetStatus string
+
+// TagCount defines model for TagCount.
+type TagCount struct {
+	// Count How many animals of the catalogue (not deleted) carry it.
+	//
+	// Example: 12
+	Count int64 `json:"count"`
+
+	// Name The tag.
+	//
+	// Example: puppy
+	Name string `json:"name"`
+}
 
 // WebhookEndpoint defines model for WebhookEndpoint.
 type WebhookEndpoint struct {
@@ -712,6 +755,12 @@ type ListPetsParams struct {
 	// Id Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)
 	Id *[]int64 `form:"id,omitempty" json:"id,omitempty"`
 
+	// Tag Return only the animals carrying every one of these tags (repeat the parameter: `tag=calm&tag=puppy`; at most 10)
+	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
+
+	// Q Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored)
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
 	// Cursor Opaque token that continues the list: take it from the Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
@@ -735,6 +784,12 @@ type ListPetsHeadParams struct {
 
 	// Id Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)
 	Id *[]int64 `form:"id,omitempty" json:"id,omitempty"`
+
+	// Tag Return only the animals carrying every one of these tags (repeat the parameter: `tag=calm&tag=puppy`; at most 10)
+	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
+
+	// Q Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored)
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Cursor Opaque token that continues the list: take it from the Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -1049,7 +1104,7 @@ type ClientInterface interface {
 
 	// ListPets List animals
 	//
-	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId`, `id`, `tag` and `q` combine: an animal is listed when it matches all of them. `tag` may be repeated (at most 10): an animal is listed when it carries every tag named. `q` is a word search: an animal is listed when its name, description and tags together contain every word of `q`, each as a word, the beginning of a word or another form of the word (English stemming: "puppy" finds "puppies"), ignoring case and accents ("cafe" finds "Café"); the order stays ascending `id`. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1120,7 +1175,7 @@ type ClientInterface interface {
 
 	// UpdatePetWithBody Change an animal
 	//
-	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1131,7 +1186,7 @@ type ClientInterface interface {
 
 	// UpdatePet Change an animal
 	//
-	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1142,7 +1197,7 @@ type ClientInterface interface {
 
 	// UpdatePetWithApplicationMergePatchPlusJSONBody Change an animal
 	//
-	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1235,6 +1290,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
 	CancelOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTags List the tags in use
+	//
+	// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Corresponds with GET /tags (the `ListTags` operationId).
+	ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTagsHead List the tags in use, headers only
+	//
+	// Answers as `listTags` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Corresponds with HEAD /tags (the `ListTagsHead` operationId).
+	ListTagsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -1424,7 +1497,7 @@ func (c *Client) ListEventsHead(ctx context.Context, params *ListEventsHeadParam
 
 // ListPets List animals
 //
-// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId`, `id`, `tag` and `q` combine: an animal is listed when it matches all of them. `tag` may be repeated (at most 10): an animal is listed when it carries every tag named. `q` is a word search: an animal is listed when its name, description and tags together contain every word of `q`, each as a word, the beginning of a word or another form of the word (English stemming: "puppy" finds "puppies"), ignoring case and accents ("cafe" finds "Café"); the order stays ascending `id`. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1563,7 +1636,7 @@ func (c *Client) GetPetHead(ctx context.Context, petId int64, params *GetPetHead
 
 // UpdatePetWithBody Change an animal
 //
-// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1584,7 +1657,7 @@ func (c *Client) UpdatePetWithBody(ctx context.Context, petId int64, params *Upd
 
 // UpdatePet Change an animal
 //
-// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1605,7 +1678,7 @@ func (c *Client) UpdatePet(ctx context.Context, petId int64, params *UpdatePetPa
 
 // UpdatePetWithApplicationMergePatchPlusJSONBody Change an animal
 //
-// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -1789,6 +1862,44 @@ func (c *Client) GetOrderHead(ctx context.Context, orderId int64, params *GetOrd
 // Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
 func (c *Client) CancelOrder(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelOrderRequest(c.Server, orderId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTags List the tags in use
+//
+// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Corresponds with GET /tags (the `ListTags` operationId).
+func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTagsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTagsHead List the tags in use, headers only
+//
+// Answers as `listTags` does, with the same status and headers, but without a body.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Corresponds with HEAD /tags (the `ListTagsHead` operationId).
+func (c *Client) ListTagsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTagsHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -2364,6 +2475,30 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 
 		}
 
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -2472,6 +2607,30 @@ func NewListPetsHeadRequest(server string, params *ListPetsHeadParams) (*http.Re
 		if params.Id != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "id", *params.Id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3224,6 +3383,60 @@ func NewCancelOrderRequest(server string, orderId int64) (*http.Request, error) 
 	return req, nil
 }
 
+// NewListTagsRequest constructs an http.Request for the ListTags method
+func NewListTagsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tags")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListTagsHeadRequest constructs an http.Request for the ListTagsHead method
+func NewListTagsHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tags")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListWebhookEndpointsRequest constructs an http.Request for the ListWebhookEndpoints method
 func NewListWebhookEndpointsRequest(server string, params *ListWebhookEndpointsParams) (*http.Request, error) {
 	var err error
@@ -3662,7 +3875,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListPetsWithResponse List animals
 	//
-	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+	// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId`, `id`, `tag` and `q` combine: an animal is listed when it matches all of them. `tag` may be repeated (at most 10): an animal is listed when it carries every tag named. `q` is a word search: an animal is listed when its name, description and tags together contain every word of `q`, each as a word, the beginning of a word or another form of the word (English stemming: "puppy" finds "puppies"), ignoring case and accents ("cafe" finds "Café"); the order stays ascending `id`. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3743,7 +3956,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdatePetWithBodyWithResponse Change an animal
 	//
-	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3754,7 +3967,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdatePetWithResponse Change an animal
 	//
-	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3765,7 +3978,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse Change an animal
 	//
-	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+	// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 	//
 	// Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -3872,6 +4085,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /store/orders/{orderId}/cancel (the `CancelOrder` operationId).
 	CancelOrderWithResponse(ctx context.Context, orderId int64, reqEditors ...RequestEditorFn) (*CancelOrderResponse, error)
+
+	// ListTagsWithResponse List the tags in use
+	//
+	// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tags (the `ListTags` operationId).
+	ListTagsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsResponse, error)
+
+	// ListTagsHeadWithResponse List the tags in use, headers only
+	//
+	// Answers as `listTags` does, with the same status and headers, but without a body.
+	//
+	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /tags (the `ListTagsHead` operationId).
+	ListTagsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsHeadResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -7321,6 +7556,254 @@ func (r CancelOrderResponse) ContentType() string {
 	return ""
 }
 
+// ListTagsResponse200Headers the declared response headers of an HTTP 200 response for ListTags
+type ListTagsResponse200Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsResponse401Headers the declared response headers of an HTTP 401 response for ListTags
+type ListTagsResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsResponse403Headers the declared response headers of an HTTP 403 response for ListTags
+type ListTagsResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsResponse429Headers the declared response headers of an HTTP 429 response for ListTags
+type ListTagsResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsResponse500Headers the declared response headers of an HTTP 500 response for ListTags
+type ListTagsResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsResponse503Headers the declared response headers of an HTTP 503 response for ListTags
+type ListTagsResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type ListTagsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]TagCount
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTagsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTagsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTagsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTagsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTagsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTagsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTagsResponse) GetJSON200() *[]TagCount {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListTagsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListTagsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTagsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListTagsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTagsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTagsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTagsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTagsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTagsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTagsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListTagsHead
+type ListTagsHeadResponse200Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsHeadResponse401Headers the declared response headers of an HTTP 401 response for ListTagsHead
+type ListTagsHeadResponse401Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsHeadResponse403Headers the declared response headers of an HTTP 403 response for ListTagsHead
+type ListTagsHeadResponse403Headers struct {
+	AccessControlAllowOrigin *string
+	WWWAuthenticate          string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsHeadResponse429Headers the declared response headers of an HTTP 429 response for ListTagsHead
+type ListTagsHeadResponse429Headers struct {
+	AccessControlAllowOrigin *string
+	RetryAfter               int64
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsHeadResponse500Headers the declared response headers of an HTTP 500 response for ListTagsHead
+type ListTagsHeadResponse500Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsHeadResponse503Headers the declared response headers of an HTTP 503 response for ListTagsHead
+type ListTagsHeadResponse503Headers struct {
+	AccessControlAllowOrigin *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+type ListTagsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTagsHeadResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTagsHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTagsHeadResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTagsHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTagsHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTagsHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTagsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTagsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTagsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTagsHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse200Headers struct {
 	AccessControlAllowOrigin *string
@@ -8782,7 +9265,7 @@ func (c *ClientWithResponses) ListEventsHeadWithResponse(ctx context.Context, pa
 
 // ListPetsWithResponse List animals
 //
-// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId` and `id` combine: an animal is listed when it matches all of them. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
+// Returns up to `limit` animals in ascending `id` order. The filters `status`, `categoryId`, `id`, `tag` and `q` combine: an animal is listed when it matches all of them. `tag` may be repeated (at most 10): an animal is listed when it carries every tag named. `q` is a word search: an animal is listed when its name, description and tags together contain every word of `q`, each as a word, the beginning of a word or another form of the word (English stemming: "puppy" finds "puppies"), ignoring case and accents ("cafe" finds "Café"); the order stays ascending `id`. `id` may be repeated (1 to 100 ids) to look animals up by id; ids that do not exist are simply absent. The body is a plain array; while more animals follow, the `Link` header carries the absolute URL of the next page (`rel="next"`); it is absent on the last page. A parameter that takes one value must not be repeated or empty.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -8905,7 +9388,7 @@ func (c *ClientWithResponses) GetPetHeadWithResponse(ctx context.Context, petId 
 
 // UpdatePetWithBodyWithResponse Change an animal
 //
-// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -8922,7 +9405,7 @@ func (c *ClientWithResponses) UpdatePetWithBodyWithResponse(ctx context.Context,
 
 // UpdatePetWithResponse Change an animal
 //
-// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -8939,7 +9422,7 @@ func (c *ClientWithResponses) UpdatePetWithResponse(ctx context.Context, petId i
 
 // UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse Change an animal
 //
-// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. None can be removed: `null` is refused. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
+// Changes the fields the body gives (a JSON Merge Patch, RFC 7396) with the rules of creation; the others stay. `null` clears `description` and removes every tag; the other fields cannot be removed: `null` is refused for them. `tags` replaces the whole set. A `status` is set by hand: refused while an order holds the animal (approve, deliver or cancel the order instead) and after a sale through an order; the change is recorded in the animal's history. With `If-Match`, the change is made only if the animal is still as that ETag says.
 //
 // Needs the scope `pets:write`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -9105,6 +9588,40 @@ func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, order
 		return nil, err
 	}
 	return ParseCancelOrderResponse(rsp)
+}
+
+// ListTagsWithResponse List the tags in use
+//
+// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tags (the `ListTags` operationId).
+func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsResponse, error) {
+	rsp, err := c.ListTags(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTagsResponse(rsp)
+}
+
+// ListTagsHeadWithResponse List the tags in use, headers only
+//
+// Answers as `listTags` does, with the same status and headers, but without a body.
+//
+// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /tags (the `ListTagsHead` operationId).
+func (c *ClientWithResponses) ListTagsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsHeadResponse, error) {
+	rsp, err := c.ListTagsHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTagsHeadResponse(rsp)
 }
 
 // ListWebhookEndpointsWithResponse List webhook endpoints
@@ -17751,6 +18268,587 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelOrderResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTagsResponse parses an HTTP response from a ListTagsWithResponse call
+func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTagsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []TagCount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTagsResponse200Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTagsResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTagsResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTagsResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTagsResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTagsResponse503Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTagsHeadResponse parses an HTTP response from a ListTagsHeadWithResponse call
+func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTagsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTagsHeadResponse200Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTagsHeadResponse401Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTagsHeadResponse403Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTagsHeadResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTagsHeadResponse500Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTagsHeadResponse503Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -1,0 +1,178 @@
+package models
+
+import (
+	"context"
+	"strings"
+
+	"gorm.io/gorm"
+)
+
+// The word search (q) and the tag filter read indexes on both databases, never the whole table:
+//
+//   - PostgreSQL: a GIN index of the full-text vector of name, description and tags, in a text
+//     search configuration of the schema's own (petstore_search: english stemming after
+//     unaccent), and a GIN index of the tags as an array. Prefixes match with :*.
+//   - SQLite: an FTS5 table over the same columns (porter stemming, diacritics removed), kept by
+//     triggers; a tag is found in the pets the other conditions leave (the embedded store is the
+//     small one).
+const (
+	searchConfig = "petstore_search"
+	// searchDocument is the text a pet is searched in, as PostgreSQL's index reads it; a query
+	// must repeat it exactly to use the index.
+	searchDocument = "to_tsvector('" + searchConfig + "'::regconfig, name || ' ' || description || ' ' || tags)"
+	tagsArray      = "string_to_array(tags, ' ')"
+	// extensionLockClass keys the advisory lock that keeps services migrating several schemas of
+	// one database at once (the tests) from installing unaccent twice: an extension is the
+	// database's, not a schema's.
+	extensionLockClass = migrationLockClass + 1
+)
+
+// tagsCondition adds the condition "carries every one of tags".
+func tagsCondition(db *gorm.DB, tags []string, where []string, args []any) ([]string, []any) {
+	if len(tags) == 0 {
+		return where, args
+	}
+	if db.Dialector.Name() == "postgres" {
+		return append(where, tagsArray+" @> string_to_array(CAST(? AS text), ' ')"), append(args, strings.Join(tags, " "))
+	}
+	for _, t := range tags {
+		where, args = append(where, "instr(' ' || tags || ' ', ?) > 0"), append(args, " "+t+" ")
+	}
+	return where, args
+}
+
+// searchCondition adds the condition "holds every word of s", each as a word, a prefix or a
+// stem.
+func searchCondition(db *gorm.DB, s Search, where []string, args []any) ([]string, []any) {
+	if len(s.Words) == 0 {
+		return where, args
+	}
+	// The words hold only letters and digits: nothing in them is either syntax's.
+	if db.Dialector.Name() == "postgres" {
+		terms := make([]string, len(s.Words))
+		for i, w := range s.Words {
+			terms[i] = w + ":*"
+		}
+		return append(where, searchDocument+" @@ to_tsquery('"+searchConfig+"'::regconfig, ?)"), append(args, strings.Join(terms, " & "))
+	}
+	// FTS5 stems a query's word but not a prefix: "puppy" finds "puppies" as the word, "lab" finds
+	// "labrador" as the prefix.
+	terms := make([]string, len(s.Words))
+	for i, w := range s.Words {
+		terms[i] = `("` + w + `" OR "` + w + `"*)`
+	}
+	return append(where, "id IN (SELECT rowid FROM pets_search WHERE pets_search MATCH ?)"), append(args, strings.Join(terms, " AND "))
+}
+
+// searchIndexes makes the indexes of the word search and the tag filter (see above) when the
+// schema lacks them, and notes them in m.
+func searchIndexes(db *gorm.DB, m *Migration) error {
+	if db.Dialector.Name() == "postgres" {
+		return postgresSearchIndexes(db, m)
+	}
+	var n int64
+	if err := db.Raw("SELECT COUNT(*) FROM sqlite_master WHERE name = 'pets_search'").Scan(&n).Error; err != nil || n > 0 {
+		return err
+	}
+	cols := "name, description, tags"
+	stmts := []string{
+		"CREATE VIRTUAL TABLE pets_search USING fts5(" + cols + ", content='pets', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
+		"CREATE TRIGGER pets_search_insert AFTER INSERT ON pets BEGIN INSERT INTO pets_search(rowid, " + cols + ") VALUES (new.id, new.name, new.description, new.tags); END",
+		"CREATE TRIGGER pets_search_delete AFTER DELETE ON pets BEGIN INSERT INTO pets_search(pets_search, rowid, " + cols + ") VALUES ('delete', old.id, old.name, old.description, old.tags); END",
+		"CREATE TRIGGER pets_search_update AFTER UPDATE OF name, description, tags ON pets BEGIN " +
+			"INSERT INTO pets_search(pets_search, rowid, " + cols + ") VALUES ('delete', old.id, old.name, old.description, old.tags); " +
+			"INSERT INTO pets_search(rowid, " + cols + ") VALUES (new.id, new.name, new.description, new.tags); END",
+		// The pets of an earlier release.
+		"INSERT INTO pets_search(pets_search) VALUES ('rebuild')",
+	}
+	err := db.Transaction(func(tx *gorm.DB) error {
+		for _, s := range stmts {
+			if err := tx.Exec(s).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil && !m.Created {
+		m.Indexes = append(m.Indexes, "pets_search")
+	}
+	return err
+}
+
+func postgresSearchIndexes(db *gorm.DB, m *Migration) error {
+	var have int64
+	err := db.Raw("SELECT COUNT(*) FROM pg_ts_config WHERE cfgname = ? AND cfgnamespace = current_schema()::regnamespace", searchConfig).Scan(&have).Error
+	if err != nil {
+		return err
+	}
+	if have == 0 {
+		err := db.Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?, 0)", extensionLockClass).Error; err != nil {
+				return err
+			}
+			// Where unaccent lives: an existing installation, else public when the service may
+			// create there (the tests' schemas are dropped with what they hold; an extension other
+			// schemas' configurations use must outlive them), else the service's own schema.
+			var schema string
+			if err := tx.Raw("SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'unaccent'").Scan(&schema).Error; err != nil {
+				return err
+			}
+			if schema == "" {
+				if err := tx.Raw("SELECT CASE WHEN has_schema_privilege('public', 'CREATE') THEN 'public' ELSE quote_ident(current_schema()) END").Scan(&schema).Error; err != nil {
+					return err
+				}
+				if err := tx.Exec("CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA " + schema).Error; err != nil {
+					return err
+				}
+			}
+			if err := tx.Exec("CREATE TEXT SEARCH CONFIGURATION " + searchConfig + " (COPY = pg_catalog.english)").Error; err != nil {
+				return err
+			}
+			return tx.Exec("ALTER TEXT SEARCH CONFIGURATION " + searchConfig + " ALTER MAPPING FOR hword, hword_part, word WITH " + schema + ".unaccent, english_stem").Error
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, idx := range []struct{ name, def string }{
+		{"idx_pets_search", "pets USING gin (" + searchDocument + ")"},
+		{"idx_pets_tags", "pets USING gin (" + tagsArray + ")"},
+	} {
+		if db.Migrator().HasIndex("pets", idx.name) {
+			continue
+		}
+		if err := db.Exec("CREATE INDEX IF NOT EXISTS " + idx.name + " ON " + idx.def).Error; err != nil {
+			return err
+		}
+		if !m.Created {
+			m.Indexes = append(m.Indexes, idx.name)
+		}
+	}
+	return nil
+}
+
+// MaxTagCounts bounds the list of tags in use.
+const MaxTagCounts = 1000
+
+// TagCount is a tag and how many live pets carry it.
+type TagCount struct {
+	Name  string
+	Count int64
+}
+
+// Tags lists the tags the live pets carry, most used first (then by name), at most
+// MaxTagCounts; it may read a replica (MayReadReplica).
+func (s *PetStore) Tags(ctx context.Context) ([]TagCount, error) {
+	db := laggingRead(ctx, s.db).WithContext(ctx)
+	// SQLite has no split: the tags, which hold neither quotes nor backslashes, are made a JSON
+	// array.
+	each := "json_each('[\"' || replace(pets.tags, ' ', '\",\"') || '\"]') AS t"
+	name := "t.value"
+	if db.Dialector.Name() == "postgres" {
+		each, name = "unnest("+tagsArray+") AS t(name)", "t.name"
+	}
+	var out []TagCount
+	err := db.Raw("SELECT "+name+" AS name, COUNT(*) AS count FROM pets CROSS JOIN "+each+
+		" WHERE pets.deleted_at IS NULL AND pets.tags <> '' GROUP BY "+name+" ORDER BY count DESC, name LIMIT ?", MaxTagCounts).Scan(&out).Error
+	return out, storeError(err, "")
+}
