@@ -89,15 +89,19 @@ func jsString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
-// views are the ways shot looks at a page: a phone, a desktop, and a desktop in dark mode (the
-// browser's prefers-color-scheme), the last two also checked with axe-core.
-var views = []struct {
+// view is one way of looking at a page: a window's size, a device, a colour scheme, and
+// whether axe-core checks it.
+type view struct {
 	suffix        string
 	width, height int64
 	opts          []chromedp.EmulateViewportOption
 	scheme        string
 	axe           bool
-}{
+}
+
+// views are the ways shot looks at a page: a phone, a desktop, and a desktop in dark mode (the
+// browser's prefers-color-scheme), the last two also checked with axe-core.
+var views = []view{
 	{"phone", 390, 844, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}, "light", false},
 	{"desktop-dark", 1280, 800, nil, "dark", true},
 	{"desktop", 1280, 800, nil, "light", true},
@@ -109,7 +113,13 @@ var views = []struct {
 // a phone's width or a desktop's.
 func (c *chrome) shot(name string) {
 	c.t.Helper()
-	for _, v := range views {
+	c.shotIn(name, views)
+}
+
+// shotIn is shot in the views given, ending in the last.
+func (c *chrome) shotIn(name string, in []view) {
+	c.t.Helper()
+	for _, v := range in {
 		c.do(chromedp.EmulateViewport(v.width, v.height, v.opts...))
 		media := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v.scheme}}}
 		if _, err := chromedp.Call(c.ctx, emulation.SetEmulatedMedia, media); err != nil {

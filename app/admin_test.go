@@ -25,7 +25,14 @@ const (
 // adminServer starts the service with one admin (ada) and one staff member (sam).
 func adminServer(t *testing.T, store testenv.Store) *apptest.Server {
 	t.Helper()
+	return adminServerWith(t, store, func(*app.Config) {})
+}
+
+// adminServerWith is adminServer with its configuration changed by edit first.
+func adminServerWith(t *testing.T, store testenv.Store, edit func(*app.Config)) *apptest.Server {
+	t.Helper()
 	cfg := apptest.Config(t, store)
+	edit(&cfg)
 	// Webhook endpoints on loopback are accepted (none of these servers delivers).
 	cfg.WebhookAllowHTTP, cfg.WebhookAllowPrivate = true, true
 	s := apptest.New(t, cfg)

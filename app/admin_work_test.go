@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
@@ -45,8 +46,13 @@ type storeDay struct {
 
 func newStoreDay(t *testing.T, store testenv.Store) *storeDay {
 	t.Helper()
-	d := &storeDay{s: adminServer(t, store)}
-	s := d.s
+	return newStoreDayOn(t, adminServer(t, store))
+}
+
+// newStoreDayOn gives the admin server s the day's work.
+func newStoreDayOn(t *testing.T, s *apptest.Server) *storeDay {
+	t.Helper()
+	d := &storeDay{s: s}
 	today := dayOf(time.Now().UTC())
 	d.dueToday = orderPetFor(t, s, "Rex", today)
 	d.waiting = orderPetFor(t, s, "Bella", time.Time{})
@@ -286,6 +292,42 @@ func TestOrdersFilterByClientAndByTheDaysPlacedAndToShipAndExportThem(t *testing
 		}
 		for _, bad := range []string{"placedFrom=27.11.2026", "shipFrom=2026-12-05&shipTo=2026-12-01", "client=x", "status=open"} {
 			wantStatus(t, ada.Get(t, "/admin/orders?"+bad), http.StatusBadRequest)
+		}
+	})
+}
+
+// A store whose pets' ids span more than the 50,000 counted exactly: the dashboard's and the
+// categories page's counts are estimates from the newest 10,000 ids, and say so; a small store's
+// are exact.
+func TestTheDashboardAndCategoriesSayWhenTheirCountsAreEstimates(t *testing.T) {
+	t.Parallel()
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := adminServer(t, store)
+		createPets(t, s, 3, "Early", models.PetAvailable)
+		ada := s.NewBrowser(t)
+		ada.Login(t, "ada", adminPassword)
+		statOf := func(p *apptest.Page, id string) string {
+			return strings.TrimSpace(p.TestID(id).Find(".stat-value").Text())
+		}
+		if got := statOf(ada.Get(t, "/admin"), "dash-pets-available"); got != "3" {
+			t.Fatalf("3 available pets are shown as %q", got)
+		}
+		// Two pets among the newest ids of a span of 200,000: about 20 each, in their category.
+		late := []models.Pet{{ID: 199_999, Name: "Late", CategoryID: 2, Status: models.PetAvailable}, {ID: 200_000, Name: "Later", CategoryID: 2, Status: models.PetSold}}
+		if err := s.DB.Create(&late).Error; err != nil {
+			t.Fatal(err)
+		}
+		dash := ada.Get(t, "/admin")
+		for id, want := range map[string]string{"dash-pets-available": "about 20", "dash-pets-sold": "about 20", "dash-pets-pending": "about 0"} {
+			if got := statOf(dash, id); got != want {
+				t.Errorf("%s says %q, want %q", id, got, want)
+			}
+		}
+		cats := ada.Get(t, "/admin/categories")
+		var counts []string
+		cats.Doc.Find(`td[data-label="Pets"]`).Each(func(_ int, td *goquery.Selection) { counts = append(counts, strings.TrimSpace(td.Text())) })
+		if len(counts) != 6 || counts[0] != "about 0" || counts[1] != "about 40" {
+			t.Errorf("the categories' pets: %q, want about 0 for Dogs and about 40 for Cats", counts)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
@@ -21,12 +22,21 @@ import (
 // test request can come from an address of its choosing (X-Forwarded-For).
 func loginServer(t *testing.T, store testenv.Store) *apptest.Server {
 	t.Helper()
-	cfg := apptest.Config(t, store)
+	cfg := loginConfig(t, store)
 	cfg.TrustedProxies = []string{"127.0.0.1"}
 	s := apptest.New(t, cfg)
 	s.CreateStaff(t, "ada", adminPassword, models.RoleAdmin)
 	s.CreateStaff(t, "sam", staffPassword, models.RoleStaff)
 	return s
+}
+
+// loginConfig gives a login the time bcrypt takes at its own cost under the race detector on a
+// busy machine, which can outlast a request's database deadline (5 s): the login would answer
+// the timeout's 503, which is not what these tests are about.
+func loginConfig(t *testing.T, store testenv.Store) app.Config {
+	cfg := apptest.Config(t, store)
+	cfg.DBTimeout = time.Minute
+	return cfg
 }
 
 // loginAttempt is a login form read from addr, ready to be posted from there.
@@ -123,7 +133,7 @@ func TestFortyParallelWrongPasswordsCheckAtMostFiveAndTheRestAnswer429(t *testin
 
 func TestWithRedisTwoInstancesShareOneBudgetOfLoginAttempts(t *testing.T) {
 	t.Parallel()
-	cfg := apptest.Config(t, testenv.Postgres)
+	cfg := loginConfig(t, testenv.Postgres)
 	cfg.TrustedProxies = []string{"127.0.0.1"}
 	cfg.RedisURL = testenv.RedisURL(t)
 	cfg.RedisPrefix = testenv.RedisPrefix(t)
@@ -261,7 +271,7 @@ func TestCommonBreachedAndUsernamePasswordsAreRefused(t *testing.T) {
 func TestTheGeneratedFirstAdminPasswordMustBeChangedAtTheFirstLogin(t *testing.T) {
 	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
-		s := apptest.New(t, apptest.Config(t, store))
+		s := apptest.New(t, loginConfig(t, store))
 		password, err := models.NewStaffStore(s.DB).EnsureAdmin(context.Background(), "")
 		if err != nil || password == "" {
 			t.Fatalf("first admin: %q %v", password, err)

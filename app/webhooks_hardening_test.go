@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -259,7 +260,9 @@ func TestOneClientsHangingEndpointDoesNotDelayAnotherClientsDeliveries(t *testin
 func TestAnEndpointThatKeepsTimingOutIsPausedAndItsDeliveriesArriveAfterwards(t *testing.T) {
 	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
-		s := apptest.New(t, webhookConfig(t, store, 10*time.Millisecond))
+		// Retries enough that none runs out of them before the pause: on a loaded machine a
+		// delivery can time out twice before the third timeout of the endpoint pauses it.
+		s := apptest.New(t, webhookConfig(t, store, slices.Repeat([]time.Duration{10 * time.Millisecond}, 10)...))
 		var hang atomic.Bool
 		hang.Store(true)
 		var mu sync.Mutex

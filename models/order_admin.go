@@ -5,21 +5,14 @@ import (
 	"time"
 )
 
-// CountByStatus counts the orders of each status, for the admin dashboard.
-func (s *OrderStore) CountByStatus(ctx context.Context) (map[OrderStatus]int64, error) {
-	var rows []struct {
-		Status OrderStatus
-		N      int64
+// StatusTotals counts the orders of each status, for the admin dashboard, by countGroups' rule.
+func (s *OrderStore) StatusTotals(ctx context.Context) (counts map[OrderStatus]int64, exact bool, err error) {
+	groups, exact, err := countGroups(ctx, s.db, "orders", "status", nil, nil)
+	counts = make(map[OrderStatus]int64, len(groups))
+	for k, n := range groups {
+		counts[OrderStatus(k)] = n
 	}
-	err := s.db.WithContext(ctx).Model(&Order{}).Select("status, COUNT(*) AS n").Group("status").Scan(&rows).Error
-	if err != nil {
-		return nil, storeError(err, "")
-	}
-	out := make(map[OrderStatus]int64, len(OrderStatuses))
-	for _, r := range rows {
-		out[r.Status] = r.N
-	}
-	return out, nil
+	return counts, exact, err
 }
 
 // liveOrders is the condition of a live order, written as idx_orders_live_ship_date's predicate
@@ -27,24 +20,25 @@ func (s *OrderStore) CountByStatus(ctx context.Context) (map[OrderStatus]int64, 
 const liveOrders = "status IN ('placed', 'approved')"
 
 // OrderWork is the orders waiting for staff: placed ones to approve, and live ones (placed or
-// approved) due to ship on the store's day or before it.
+// approved) due to ship on the store's day or before it. Each is counted as a list's total is
+// (countTotal), so a store with a large backlog costs no more than a list.
 type OrderWork struct {
-	Waiting, DueToday, Overdue int64
+	Waiting, DueToday, Overdue Total
 }
 
 // Work counts the orders waiting for staff on day (a calendar day, as a ship date is one).
 func (s *OrderStore) Work(ctx context.Context, day time.Time) (OrderWork, error) {
 	from, to := DayRange(day)
 	var w OrderWork
-	db := s.db.WithContext(ctx)
-	err := db.Model(&Order{}).Where("status = ?", OrderPlaced).Count(&w.Waiting).Error
-	if err == nil {
-		err = db.Model(&Order{}).Where(liveOrders+" AND ship_date >= ? AND ship_date < ?", from, to).Count(&w.DueToday).Error
+	var err error
+	if w.Waiting, err = countTotal(ctx, s.db, "orders", []string{"status = ?"}, []any{OrderPlaced}); err != nil {
+		return w, err
 	}
-	if err == nil {
-		err = db.Model(&Order{}).Where(liveOrders+" AND ship_date < ?", from).Count(&w.Overdue).Error
+	if w.DueToday, err = countTotal(ctx, s.db, "orders", []string{liveOrders, "ship_date >= ?", "ship_date < ?"}, []any{from, to}); err != nil {
+		return w, err
 	}
-	return w, storeError(err, "")
+	w.Overdue, err = countTotal(ctx, s.db, "orders", []string{liveOrders, "ship_date < ?"}, []any{from})
+	return w, err
 }
 
 // DayRange is a calendar day as ship dates store it: from its midnight, UTC, to the next.

@@ -81,13 +81,83 @@ func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args
 	return nil
 }
 
-// count counts the rows of the segments that match the conditions. Exact is false when it
-// stopped at countCap (N is then countCap+1) or at countBudget (N is then 0).
 func (k keyset[T]) count(ctx context.Context, db *gorm.DB, where []string, args []any, segs segments) (Total, error) {
+	return countRows(ctx, db, k.table, where, args, segs)
+}
+
+func (k keyset[T]) estimate(ctx context.Context, db *gorm.DB, where []string, args []any, atLeast int64) (Total, error) {
+	return estimateRows(ctx, db, k.table, where, args, atLeast)
+}
+
+// countTotal counts the rows of table that match the conditions by the lists' rule: exactly up
+// to countCap within the budget, else estimated.
+func countTotal(ctx context.Context, db *gorm.DB, table string, where []string, args []any) (Total, error) {
+	t, err := countRows(ctx, db, table, where, args, one(segment{}))
+	if err != nil || t.Exact {
+		return t, err
+	}
+	return estimateRows(ctx, db, table, where, args, t.N)
+}
+
+// countGroups counts the rows of table that match the conditions by their value of the column
+// group, by the lists' rule read from the other end: a table whose ids span at most countCap
+// (so it holds at most as many rows) is counted exactly within the budget; a larger one, or one
+// the budget cut short, is estimated from its newest estimateSample ids, one statement for
+// every group, so a dashboard's counts cost the same at any size. exact says which; a group
+// absent from the answer has none (or none in the sample).
+func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []string, args []any) (counts map[string]int64, exact bool, err error) {
+	var lo, hi sql.NullInt64
+	var rows []struct {
+		Group string
+		N     int64
+	}
+	read := func(tx *gorm.DB, from int64) error {
+		conds := append(append([]string(nil), where...), "id > ?")
+		return tx.Raw("SELECT "+group+` AS "group", COUNT(*) AS n FROM `+table+" WHERE "+strings.Join(conds, " AND ")+" GROUP BY "+group,
+			append(append([]any(nil), args...), from)...).Scan(&rows).Error
+	}
+	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
+		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
+			return err
+		}
+		if exact = hi.Int64-lo.Int64 < countCap; exact {
+			return read(tx, lo.Int64-1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, storeError(err, "")
+	}
+	counts = make(map[string]int64)
+	if !hi.Valid {
+		return counts, true, nil
+	}
+	if timedOut || !exact {
+		exact, rows = false, nil
+		if timedOut, err = withinBudget(ctx, db, func(tx *gorm.DB) error { return read(tx, hi.Int64-estimateSample) }); err != nil || timedOut {
+			return counts, false, storeError(err, "")
+		}
+	}
+	span := hi.Int64 - lo.Int64 + 1
+	for _, r := range rows {
+		counts[r.Group] = int64(float64(r.N) * float64(span) / float64(min(span, estimateSample)))
+	}
+	return counts, exact, nil
+}
+
+// idSpan reads the lowest and highest id of table. Two subqueries: SQLite reads a lone MIN or
+// MAX from the index's end, but scans the table for both in one SELECT.
+func idSpan(tx *gorm.DB, table string, lo, hi *sql.NullInt64) error {
+	return tx.Raw("SELECT (SELECT MIN(id) FROM "+table+"), (SELECT MAX(id) FROM "+table+")").Row().Scan(lo, hi)
+}
+
+// countRows counts the rows of the segments that match the conditions. Exact is false when it
+// stopped at countCap (N is then countCap+1) or at countBudget (N is then 0).
+func countRows(ctx context.Context, db *gorm.DB, table string, where []string, args []any, segs segments) (Total, error) {
 	var n int64
 	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
 		for _, s := range segs.s[:segs.n] {
-			query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + k.table
+			query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + table
 			if conds := append(where, s.where...); len(conds) > 0 {
 				query += " WHERE " + strings.Join(conds, " AND ")
 			}
@@ -109,18 +179,16 @@ func (k keyset[T]) count(ctx context.Context, db *gorm.DB, where []string, args 
 	return Total{N: n, Exact: n <= countCap}, nil
 }
 
-// estimate scales the matches among the newest estimateSample ids to the whole table; it is at
-// least atLeast, what counting already found.
-func (k keyset[T]) estimate(ctx context.Context, db *gorm.DB, where []string, args []any, atLeast int64) (Total, error) {
+// estimateRows scales the matches among the newest estimateSample ids to the whole table; it is
+// at least atLeast, what counting already found.
+func estimateRows(ctx context.Context, db *gorm.DB, table string, where []string, args []any, atLeast int64) (Total, error) {
 	var lo, hi sql.NullInt64
 	var matches int64
 	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
-		// Two subqueries: SQLite reads a lone MIN or MAX from the index's end, but scans the table
-		// for both in one SELECT.
-		if err := tx.Raw("SELECT (SELECT MIN(id) FROM "+k.table+"), (SELECT MAX(id) FROM "+k.table+")").Row().Scan(&lo, &hi); err != nil || !hi.Valid {
+		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
 			return err
 		}
-		query := "SELECT COUNT(*) FROM " + k.table + " WHERE " + strings.Join(append(where, "id > ?"), " AND ")
+		query := "SELECT COUNT(*) FROM " + table + " WHERE " + strings.Join(append(where, "id > ?"), " AND ")
 		return tx.Raw(query, append(args, hi.Int64-estimateSample)...).Row().Scan(&matches)
 	})
 	if err != nil || timedOut || !hi.Valid {

@@ -6,19 +6,19 @@ import (
 	"github.com/petstore/petstore/views"
 )
 
-// categoryRows lists every category with its number of pets.
+// categoryRows lists every category with its number of pets (estimated in a large catalogue).
 func (a *admin) categoryRows(c *fiber.Ctx) ([]views.CategoryRow, error) {
 	cats, err := a.cats.List(c.UserContext())
 	if err != nil {
 		return nil, err
 	}
-	counts, err := a.pets.CountByCategory(c.UserContext())
+	counts, exact, err := a.pets.CategoryTotals(c.UserContext())
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]views.CategoryRow, len(cats))
 	for i, cat := range cats {
-		rows[i] = views.CategoryRow{ID: cat.ID, Name: cat.Name, Pets: counts[cat.ID]}
+		rows[i] = views.CategoryRow{ID: cat.ID, Name: cat.Name, Pets: counts[cat.ID], PetsAbout: !exact}
 	}
 	return rows, nil
 }

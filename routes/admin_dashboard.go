@@ -27,9 +27,9 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 		return err
 	}
 	d := views.DashboardProps{Today: day, Work: []views.Stat{
-		{Label: "Orders waiting for approval", Key: "waiting", N: work.Waiting, URL: "/admin/orders?status=placed&sort=placed", Alert: true},
-		{Label: "Due to ship today", Key: "due-today", N: work.DueToday, URL: ordersURL(url.Values{"status": {statusLive}, "shipFrom": {day}, "shipTo": {day}}), Alert: true},
-		{Label: "Overdue (ship date passed)", Key: "overdue", N: work.Overdue, URL: ordersURL(url.Values{"status": {statusLive}, "shipTo": {today.AddDate(0, 0, -1).Format(time.DateOnly)}}), Alert: true},
+		{Label: "Orders waiting for approval", Key: "waiting", N: work.Waiting.N, About: about(work.Waiting), URL: "/admin/orders?status=placed&sort=placed", Alert: true},
+		{Label: "Due to ship today", Key: "due-today", N: work.DueToday.N, About: about(work.DueToday), URL: ordersURL(url.Values{"status": {statusLive}, "shipFrom": {day}, "shipTo": {day}}), Alert: true},
+		{Label: "Overdue (ship date passed)", Key: "overdue", N: work.Overdue.N, About: about(work.Overdue), URL: ordersURL(url.Values{"status": {statusLive}, "shipTo": {today.AddDate(0, 0, -1).Format(time.DateOnly)}}), Alert: true},
 	}}
 	role := currentStaff(c).Role
 	if role.May(models.RightClients) {
@@ -65,19 +65,21 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 		}
 		d.ShowChanges = true
 	}
-	byStatus, err := a.pets.CountByStatus(ctx)
+	// By status, counted as the lists count (models.Total): estimated, and marked so, in a large
+	// store, where exact counts of every pet would cost the page hundreds of milliseconds.
+	byStatus, exact, err := a.pets.StatusTotals(ctx)
 	if err != nil {
 		return err
 	}
 	for _, s := range models.PetStatuses {
-		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], URL: "/admin/pets?status=" + string(s)})
+		d.Pets = append(d.Pets, views.Stat{Key: string(s), Badge: true, N: byStatus[s], About: !exact, URL: "/admin/pets?status=" + string(s)})
 	}
-	orders, err := a.orders.CountByStatus(ctx)
+	orders, exact, err := a.orders.StatusTotals(ctx)
 	if err != nil {
 		return err
 	}
 	for _, s := range models.OrderStatuses {
-		d.Orders = append(d.Orders, views.Stat{Key: string(s), Badge: true, N: orders[s], URL: "/admin/orders?status=" + string(s)})
+		d.Orders = append(d.Orders, views.Stat{Key: string(s), Badge: true, N: orders[s], About: !exact, URL: "/admin/orders?status=" + string(s)})
 	}
 	traffic, err := a.limiter.Today(ctx)
 	if err != nil {
@@ -89,5 +91,9 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 	}
 	return render(c, views.Dashboard(page(c, "Dashboard", views.SectionDashboard), d))
 }
+
+// about reports whether a count is shown as an estimate; one that ran out of time both ways (0
+// and not exact) is too.
+func about(t models.Total) bool { return !t.Exact }
 
 func ordersURL(q url.Values) string { return "/admin/orders?" + q.Encode() }

@@ -34,7 +34,7 @@ func (a *admin) categorySuggestions(c *fiber.Ctx) ([]string, map[int64]string, e
 
 func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
 	return views.PetRow{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Category: categories[p.CategoryID],
-		Status: string(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Deleted: p.DeletedAt.Valid}
+		Status: string(p.Status), Description: p.Description, Tags: p.Tags.List(), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Deleted: p.DeletedAt.Valid}
 }
 
 // petColumns are the pets table's sortable columns; it is sorted by id by default.
@@ -50,7 +50,7 @@ var petColumns = []sortColumn{
 func (a *admin) petFilter(ctx context.Context, get func(name string) (string, error), categories map[int64]string) (views.PetFilter, models.PetFilter, error) {
 	var f views.PetFilter
 	var filter models.PetFilter
-	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.Category, "q": &f.Q, "show": &f.Show} {
+	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.Category, "q": &f.Q, "tag": &f.Tag, "show": &f.Show} {
 		v, err := get(name)
 		if err != nil {
 			return f, filter, err
@@ -74,6 +74,9 @@ func (a *admin) petFilter(ctx context.Context, get func(name string) (string, er
 		return f, filter, models.Errorf(models.EInvalid, "q: must be at most %d characters", models.MaxNameLength)
 	}
 	filter.Search = f.Q
+	if filter.Tags, err = models.ParseTagFilter("tag", models.SplitTags(f.Tag)); err != nil {
+		return f, filter, invalidParam(err)
+	}
 	switch f.Show {
 	case "":
 	case views.ShowDeleted:
@@ -116,7 +119,11 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	l := views.PetsListProps{Filter: f, Categories: opts, Rows: make([]views.PetRow, len(pets.Items)),
+	tags, err := a.tagNames(c)
+	if err != nil {
+		return err
+	}
+	l := views.PetsListProps{Filter: f, Categories: opts, Tags: tags, Rows: make([]views.PetRow, len(pets.Items)),
 		Sort: sortHeaders(c, petColumns, pg.Sort, models.Sort{}), CSVURL: withQuery(c, "format", "csv"), ListURL: c.OriginalURL()}
 	if l.ListURL != "/admin/pets" {
 		l.Back = l.ListURL
@@ -150,7 +157,7 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 
 // exportPets streams the filtered pets, in the table's order, as CSV.
 func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
-	header := []string{"id", "name", "category", "status", "created", "updated", "deleted"}
+	header := []string{"id", "name", "category", "status", "description", "tags", "created", "updated", "deleted"}
 	return a.exportCSV(c, "pets", header, func(ctx context.Context, rows csvRows) error {
 		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
 			return a.pets.List(ctx, f, pg)
@@ -162,7 +169,7 @@ func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, c
 					deleted = &p.DeletedAt.Time
 				}
 				err := rows.Row(strconv.FormatInt(p.ID, 10), p.Name, categories[p.CategoryID], string(p.Status),
-					rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
+					p.Description, strings.Join(p.Tags, " "), rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
 				if err != nil {
 					return err
 				}
@@ -304,13 +311,33 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: fieldMessage(err, "shipDate")})
 }
 
+// tagNames are the tags in use, most used first, as the tag fields suggest them.
+func (a *admin) tagNames(c *fiber.Ctx) ([]string, error) {
+	counts, err := a.pets.Tags(c.UserContext())
+	names := make([]string, len(counts))
+	for i, t := range counts {
+		names[i] = t.Name
+	}
+	return names, err
+}
+
+// formTags reads the tags typed in a pet's form, separated by commas or white space.
+func formTags(f views.PetFormProps) *[]string {
+	tags := models.SplitTags(f.Tags)
+	return &tags
+}
+
 // newPetForm is the empty form that adds a pet.
 func (a *admin) newPetForm(c *fiber.Ctx) error {
 	opts, _, err := a.categorySuggestions(c)
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts, Back: petsBack(c)}
+	tags, err := a.tagNames(c)
+	if err != nil {
+		return err
+	}
+	f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts, TagNames: tags, Back: petsBack(c)}
 	return render(c, views.PetForm(page(c, "Add a pet", views.SectionPets), f))
 }
 
@@ -327,11 +354,13 @@ func (a *admin) formCategoryID(c *fiber.Ctx, typed string) (*int64, error) {
 // createPet adds a pet with the API's rules; on a mistake the form comes back with what was
 // typed and each message beside its field.
 func (a *admin) createPet(c *fiber.Ctx) error {
-	f := views.PetFormProps{Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Status: c.FormValue("status"), Back: petsBack(c)}
+	f := views.PetFormProps{Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Status: c.FormValue("status"),
+		Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
 	catID, err := a.formCategoryID(c, f.Category)
 	var p *models.Pet
 	if err == nil {
-		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status}, nil)
+		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status,
+			Description: &f.Description, Tags: formTags(f)}, nil)
 	}
 	if err != nil {
 		return a.petFormError(c, f, err, "Add a pet")
@@ -355,6 +384,9 @@ func (a *admin) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, titl
 		return oerr
 	}
 	f.Categories = opts
+	if f.TagNames, oerr = a.tagNames(c); oerr != nil {
+		return oerr
+	}
 	// A category typed by its number comes back by its name.
 	if id, perr := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(f.Category), "#"), 10, 64); perr == nil && names[id] != "" {
 		f.Category = names[id]
@@ -377,7 +409,12 @@ func (a *admin) editPetForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{ID: p.ID, Name: p.Name, Category: names[p.CategoryID], Categories: opts, Back: petsBack(c)}
+	tags, err := a.tagNames(c)
+	if err != nil {
+		return err
+	}
+	f := views.PetFormProps{ID: p.ID, Name: p.Name, Category: names[p.CategoryID], Categories: opts,
+		Description: p.Description, Tags: strings.Join(p.Tags, ", "), TagNames: tags, Back: petsBack(c)}
 	return render(c, views.PetForm(page(c, "Edit "+p.Name, views.SectionPets), f))
 }
 
@@ -387,11 +424,12 @@ func (a *admin) updatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Back: petsBack(c)}
+	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), Category: c.FormValue("categoryId"),
+		Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
 	catID, err := a.formCategoryID(c, f.Category)
 	var p *models.Pet
 	if err == nil {
-		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID}, models.StaffActor(currentStaff(c).Username))
+		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID, Description: f.Description, Tags: *formTags(f)}, models.StaffActor(currentStaff(c).Username))
 	}
 	if err != nil {
 		return a.petFormError(c, f, err, "Edit pet")

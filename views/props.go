@@ -167,6 +167,15 @@ func (p Pager) Summary(noun string) string {
 	return Thousands(p.From) + "–" + Thousands(p.From+int64(p.Shown)-1) + " of " + total + " " + noun
 }
 
+// Count is a number counted (about false) or estimated (about true, shown as Summary shows an
+// estimated total: "about 890,000").
+func Count(n int64, about bool) string {
+	if about {
+		return "about " + Thousands(roughly(n))
+	}
+	return Thousands(n)
+}
+
 // roughly rounds an estimate to two significant digits: 1,000,000, 250,000, 5,100.
 func roughly(n int64) int64 {
 	unit := int64(1)
