@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -208,6 +209,12 @@ func planSeed(rng *rand.Rand, cats []Category, nPets, nOrders int, now time.Time
 		p.pets[i] = Pet{Name: names[rng.IntN(len(names))], CategoryID: cat.ID, Status: PetAvailable,
 			CreatedAt: created, UpdatedAt: created}
 	}
+	// Words of their own generator, so that the draws above stay what they were before pets had
+	// descriptions and tags.
+	words := rand.New(rand.NewPCG(uint64(nPets), 27)) // #nosec G404 -- demo data, not a secret
+	for i := range p.pets {
+		p.pets[i].Description, p.pets[i].Tags = seedText(words, cats, p.pets[i].CategoryID)
+	}
 	for i := range p.pets {
 		p.events = append(p.events, seedEvent{typ: EventPetCreated, pet: i, order: -1})
 	}
@@ -342,6 +349,47 @@ func (p *seedPlan) eventChange(ev seedEvent) (change, error) {
 }
 
 func copyOf[T any](v T) *T { return &v }
+
+// seedKinds are kinds of animal of each seeded category, and what its young are called.
+var seedKinds = map[string]struct {
+	kinds []string
+	young string
+}{
+	"Dogs":          {[]string{"Labrador", "Beagle", "Poodle", "Terrier", "Collie", "Spaniel"}, "puppy"},
+	"Cats":          {[]string{"Siamese", "tabby", "Persian", "Maine Coon", "Bengal", "ragdoll"}, "kitten"},
+	"Birds":         {[]string{"budgie", "cockatiel", "canary", "lovebird", "parrot", "finch"}, "chick"},
+	"Fish":          {[]string{"goldfish", "betta", "guppy", "tetra", "angelfish", "koi"}, "fry"},
+	"Reptiles":      {[]string{"gecko", "bearded dragon", "corn snake", "tortoise", "iguana", "chameleon"}, "hatchling"},
+	"Small animals": {[]string{"rabbit", "hamster", "guinea pig", "ferret", "chinchilla", "rat"}, "baby"},
+}
+
+var (
+	seedTempers = []string{"calm", "playful", "shy", "curious", "gentle", "lively", "friendly", "quiet"}
+	seedLikes   = []string{"long walks", "naps in the sun", "its toys", "cuddles", "the garden", "company", "treats", "a quiet corner"}
+	seedTags    = []string{"calm", "playful", "house-trained", "vaccinated", "good-with-kids", "indoor", "senior", "young", "rescue", "hypoallergenic"}
+)
+
+// seedText is a demo pet's description and tags: "A calm Labrador puppy who loves long walks."
+func seedText(rng *rand.Rand, cats []Category, categoryID int64) (string, Tags) {
+	kinds := seedKinds["Small animals"]
+	for _, c := range cats {
+		if k, ok := seedKinds[c.Name]; ok && c.ID == categoryID {
+			kinds = k
+		}
+	}
+	age := "adult"
+	if rng.IntN(3) == 0 {
+		age = kinds.young
+	}
+	temper := seedTempers[rng.IntN(len(seedTempers))]
+	desc := "A " + temper + " " + kinds.kinds[rng.IntN(len(kinds.kinds))] + " " + age + " who loves " + seedLikes[rng.IntN(len(seedLikes))] + "."
+	var tags Tags
+	for _, i := range rng.Perm(len(seedTags))[:rng.IntN(4)] {
+		tags = append(tags, seedTags[i])
+	}
+	slices.Sort(tags)
+	return desc, tags
+}
 
 // seedNames are names people give animals of each seeded category.
 var seedNames = map[string][]string{

@@ -12,7 +12,7 @@ import (
 )
 
 // SigningSecrets opens the secrets that sign a delivery to e at now: the only place a stored
-// secret is decrypted. A secret sealed under a key other than the first, or left in the clear by an
+// secret is decrypted but to be encrypted again under a new key. A secret sealed under a key other than the first, or left in the clear by an
 // instance of an earlier release, is sealed again under the first key (e's row too, unless it
 // changed meanwhile). One that does not open (altered, or under a key no longer configured) is an
 // error: the delivery is not signed with anything else.
@@ -103,10 +103,12 @@ func SealWebhookSecrets(ctx context.Context, db *gorm.DB, keys *secretbox.Keyrin
 		Secret, PreviousSecret string
 		DeletedAt              gorm.DeletedAt
 	}
+	// A key id may hold "_", which LIKE takes for any character.
+	current := "enc:v1:" + strings.ReplaceAll(keys.Current(), "_", `\_`) + ":%"
 	// Only the rows with something to do; they are few (at most MaxEndpointsPerClient a client).
 	err := db.Model(&WebhookEndpoint{}).Unscoped().Select("id, secret, previous_secret, deleted_at").
-		Where("secret NOT LIKE ? OR (previous_secret <> '' AND previous_secret NOT LIKE ?) OR (deleted_at IS NOT NULL AND (secret <> '' OR previous_secret <> ''))",
-			"enc:v1:"+keys.Current()+":%", "enc:v1:"+keys.Current()+":%").
+		Where(`secret NOT LIKE ? ESCAPE '\' OR (previous_secret <> '' AND previous_secret NOT LIKE ? ESCAPE '\') OR (deleted_at IS NOT NULL AND (secret <> '' OR previous_secret <> ''))`,
+			current, current).
 		Order("id").Scan(&rows).Error
 	if err != nil {
 		return out, storeError(err, "")
