@@ -2,19 +2,25 @@ package app_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/petstore/petstore/app"
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
 	"github.com/petstore/petstore/models"
@@ -399,5 +405,161 @@ func TestPhotoURLsStartWithTheConfiguredMediaURL(t *testing.T) {
 	key := ph.URL[strings.LastIndex(ph.URL, "/")+1:]
 	if r := fetch(t, s.URL+"/media/"+key); r.StatusCode != http.StatusOK {
 		t.Fatalf("the service still serves /media/%s: %d", key, r.StatusCode)
+	}
+}
+
+func TestMovingAndRemovingPhotosUpdatesThePetWithAnEventAndAnAuditEntry(t *testing.T) {
+	t.Parallel()
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		s := apptest.New(t, apptest.Config(t, store))
+		p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
+		a := addPhoto(t, s, p.ID, "image/png", pngBytes(t, 30, 20))
+		b := addPhoto(t, s, p.ID, "image/png", pngBytes(t, 31, 20))
+		c := addPhoto(t, s, p.ID, "image/png", pngBytes(t, 32, 20))
+		ids := func() []int64 {
+			var out []int64
+			for _, ph := range petPhotos(t, s, p.ID) {
+				out = append(out, ph.ID)
+			}
+			return out
+		}
+		if got := fmt.Sprint(ids()); got != fmt.Sprint([]int64{a.ID, b.ID, c.ID}) {
+			t.Fatalf("photos %s, want in upload order", got)
+		}
+
+		move := func(id int64, body string) *apptest.Response {
+			s := s
+			if !strings.Contains(body, `"position":`) || strings.Contains(body, "-") || strings.Contains(body, `"first"`) {
+				s = s.Invalid()
+			}
+			req := s.NewRequest(t, http.MethodPatch, fmt.Sprintf("/v1/pets/%d/photos/%d", p.ID, id), strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			return s.Do(t, req)
+		}
+		res := move(c.ID, `{"position":0}`)
+		var moved photo
+		if res.JSON(t, &moved); res.StatusCode != http.StatusOK || moved.ID != c.ID {
+			t.Fatalf("PATCH position 0: %d %s", res.StatusCode, res.Body)
+		}
+		if got := fmt.Sprint(ids()); got != fmt.Sprint([]int64{c.ID, a.ID, b.ID}) {
+			t.Fatalf("after making %d the cover: %s", c.ID, got)
+		}
+		if r := move(c.ID, `{"position":99}`); r.StatusCode != http.StatusOK || fmt.Sprint(ids()) != fmt.Sprint([]int64{a.ID, b.ID, c.ID}) {
+			t.Fatalf("position past the last: %d, photos %v; want it last", r.StatusCode, ids())
+		}
+		for body, status := range map[string]int{`{}`: 400, `{"position":-1}`: 400, `{"position":"first"}`: 400} {
+			if r := move(a.ID, body); r.StatusCode != status {
+				t.Fatalf("PATCH %s: %d, want %d", body, r.StatusCode, status)
+			}
+		}
+
+		del := s.Do(t, s.NewRequest(t, http.MethodDelete, fmt.Sprintf("/v1/pets/%d/photos/%d", p.ID, a.ID), nil))
+		if del.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %d %s", del.StatusCode, del.Body)
+		}
+		if got := fmt.Sprint(ids()); got != fmt.Sprint([]int64{b.ID, c.ID}) {
+			t.Fatalf("after removing the cover: %s, want the next one the cover", got)
+		}
+		if r := s.Do(t, s.NewRequest(t, http.MethodDelete, fmt.Sprintf("/v1/pets/%d/photos/%d", p.ID, a.ID), nil)); r.StatusCode != http.StatusNotFound {
+			t.Fatalf("DELETE again: %d, want 404", r.StatusCode)
+		}
+
+		// Three uploads, two moves and a removal: six pet.updated, each with the photos before.
+		updates := listEvents(t, s, "?type=pet.updated")
+		if len(updates) != 6 {
+			t.Fatalf("%d pet.updated events, want 6", len(updates))
+		}
+		var last struct {
+			Photos []photo `json:"photos"`
+		}
+		var prev struct {
+			Photos    []photo `json:"photos"`
+			UpdatedAt string  `json:"updatedAt"`
+		}
+		if err := json.Unmarshal(updates[5].Data.Object, &last); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(updates[5].Data.Previous, &prev); err != nil {
+			t.Fatal(err)
+		}
+		if len(last.Photos) != 2 || len(prev.Photos) != 3 || prev.Photos[0].ID != a.ID || prev.UpdatedAt == "" {
+			t.Fatalf("the removal's event: photos %+v, previous %+v; want 2 photos after, 3 before", last.Photos, prev)
+		}
+		entries, err := models.NewAuditStore(s.DB).List(t.Context(), models.AuditFilter{}, models.Page{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var photoChanges []string
+		for _, e := range entries.Items {
+			if e.ObjectType == "pet" && strings.Contains(e.After, "photos") {
+				photoChanges = append(photoChanges, e.Before+" → "+e.After)
+			}
+		}
+		if len(photoChanges) != 6 || !strings.Contains(photoChanges[0], fmt.Sprintf(`"%d,%d"`, b.ID, c.ID)) {
+			t.Fatalf("audit entries of the photos: %q; want 6, newest first ending with %d,%d", photoChanges, b.ID, c.ID)
+		}
+	})
+}
+
+func TestADeletedPetKeepsItsPhotosAndARestoredOneShowsThem(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t, apptest.Config(t, testenv.SQLite))
+	p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
+	ph := addPhoto(t, s, p.ID, "image/png", pngBytes(t, 30, 20))
+	if r := s.Do(t, s.NewRequest(t, http.MethodDelete, fmt.Sprintf("/v1/pets/%d", p.ID), nil)); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE the pet: %d", r.StatusCode)
+	}
+	if r := fetch(t, ph.URL); r.StatusCode != http.StatusOK {
+		t.Fatalf("a deleted pet's photo: %d, want still served", r.StatusCode)
+	}
+	if r := s.Get(t, fmt.Sprintf("/v1/pets/%d/photos/%d", p.ID, ph.ID)); r.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET a deleted pet's photo: %d, want 404", r.StatusCode)
+	}
+	restored, err := models.NewPetStore(s.DB).Restore(t.Context(), p.ID, models.ActorCLI)
+	if err != nil || len(restored.Photos) != 1 || restored.Photos[0].ID != ph.ID {
+		t.Fatalf("restored pet %+v, %v; want its photo back", restored, err)
+	}
+	// Swept a day later, the photo a row still names stays.
+	if n, err := app.SweepOrphans(t.Context(), app.OpenMedia(s.Cfg, slog.New(slog.DiscardHandler)), models.NewPhotoStore(s.DB), time.Now().Add(48*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("sweep removed %d (%v), want none", n, err)
+	}
+}
+
+func TestBlobsNoPhotoNamesAreSweptAfterADayOnBothStores(t *testing.T) {
+	t.Parallel()
+	for _, onS3 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "folder", true: "s3"}[onS3], func(t *testing.T) {
+			t.Parallel()
+			cfg := apptest.Config(t, testenv.Postgres)
+			if onS3 {
+				cfg.MediaBucket = testenv.S3Bucket(t).BucketURL()
+			}
+			s := apptest.New(t, cfg)
+			store := app.OpenMedia(cfg, slog.New(slog.DiscardHandler))
+			p := createPet(t, s, map[string]any{"name": "Rex", "categoryId": 1})
+			kept := addPhoto(t, s, p.ID, "image/png", pngBytes(t, 30, 20))
+			// What a crash between storing and committing leaves: a blob no row names.
+			orphan := bytes.Repeat([]byte{7}, 100)
+			sum := sha256.Sum256(orphan)
+			orphanKey := hex.EncodeToString(sum[:]) + ".jpg"
+			if err := store.Put(t.Context(), orphanKey, "image/jpeg", orphan); err != nil {
+				t.Fatal(err)
+			}
+			photos := models.NewPhotoStore(s.DB)
+			if n, err := app.SweepOrphans(t.Context(), store, photos, time.Now()); err != nil || n != 0 {
+				t.Fatalf("a sweep within the day removed %d (%v), want none", n, err)
+			}
+			if n, err := app.SweepOrphans(t.Context(), store, photos, time.Now().Add(25*time.Hour)); err != nil || n != 1 {
+				t.Fatalf("a sweep a day later removed %d (%v), want the orphan", n, err)
+			}
+			if _, err := store.Stat(t.Context(), orphanKey); err == nil {
+				t.Fatal("the orphan is still stored")
+			}
+			for _, u := range []string{kept.URL, kept.ThumbnailURL} {
+				if r := fetch(t, u); r.StatusCode != http.StatusOK {
+					t.Fatalf("GET %s after the sweep: %d", u, r.StatusCode)
+				}
+			}
+		})
 	}
 }
