@@ -103,7 +103,7 @@ func TestMigrateSaysWhatItDid(t *testing.T) {
 		env = cliEnv(cfg)
 		out := runOK(t, env, "migrate")
 		for _, want := range []string{
-			"added the tables clients, audit_entries, events, webhook_endpoints, delivery_attempts\n",
+			"added the tables clients, audit_entries, events, webhook_endpoints, delivery_attempts, photos\n",
 			"added the columns pets.deleted_at, api_keys.client_id, api_keys.scopes, api_keys.unbans, orders.client_id, staffs.must_change_password, staffs.password_changed_at\n",
 			"added the indexes idx_pets_live_status_id, idx_pets_live_category_id, idx_pets_deleted_id, idx_pets_name_id, " +
 				"idx_pets_updated_at_id, idx_pets_deleted_name_id, idx_pets_deleted_status_id, idx_pets_deleted_updated_at_id, " +

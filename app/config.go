@@ -7,12 +7,14 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	// The store's time zone must load on a machine or image without the system's zoneinfo.
 	_ "time/tzdata"
 
+	"github.com/petstore/petstore/app/media"
 	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/models/secretbox"
@@ -63,6 +65,15 @@ type Config struct {
 	// PETSTORE_PUBLIC_URL: where clients reach the service, without /v1; the absolute URLs of
 	// Link and Location start with it. Empty: the request's scheme and host, as far as trusted.
 	PublicURL string
+	// PETSTORE_MEDIA_DIR: the folder that keeps the photos when no bucket is named; default
+	// media beside the SQLite file.
+	MediaDir string
+	// PETSTORE_MEDIA_BUCKET: an S3-compatible bucket that keeps the photos instead, shared by
+	// every instance: s3://bucket?endpoint=https://host:port (credentials: the AWS variables).
+	MediaBucket string
+	// PETSTORE_MEDIA_URL: where clients fetch the photos (a CDN, a public bucket), without a
+	// trailing slash; empty: the service's own /media/ under its public address.
+	MediaURL string
 	// PETSTORE_WEBHOOK_ALLOW_HTTP: webhook endpoints may be plain http (development, tests).
 	WebhookAllowHTTP bool
 	// PETSTORE_WEBHOOK_ALLOW_PRIVATE: webhook endpoints may be on loopback and private networks
@@ -118,6 +129,16 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PublicURL:         e.baseURL("PETSTORE_PUBLIC_URL", ""),
 		Timezone:          e.location("PETSTORE_TIMEZONE"),
 	}
+	c.MediaDir = e.str("PETSTORE_MEDIA_DIR", filepath.Join(filepath.Dir(c.DBPath), "media"))
+	c.MediaBucket = e.str("PETSTORE_MEDIA_BUCKET", "")
+	if c.MediaBucket != "" {
+		if s3, err := media.ParseS3URL(c.MediaBucket); err != nil {
+			e.fail("PETSTORE_MEDIA_BUCKET", "%v, got %q", err, c.MediaBucket)
+		} else if _, err := media.NewS3(s3, nil); err != nil {
+			e.fail("PETSTORE_MEDIA_BUCKET", "%v", err)
+		}
+	}
+	c.MediaURL = e.baseURL("PETSTORE_MEDIA_URL", "")
 	c.WebhookAllowHTTP = e.boolean("PETSTORE_WEBHOOK_ALLOW_HTTP", false)
 	c.WebhookAllowPrivate = e.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE", false)
 	c.WebhookRetryDelays = e.durations("PETSTORE_WEBHOOK_RETRY_DELAYS", webhooks.DefaultRetryDelays, maxRetryDelays)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petstore/petstore/app/media"
 	"github.com/petstore/petstore/app/webhooks"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
@@ -25,6 +26,9 @@ type DeliveryOptions struct {
 	// long an endpoint that keeps timing out is paused (default models.DefaultTimeoutPause):
 	// tests shorten both.
 	AttemptTimeout, TimeoutPause time.Duration
+	// Media is the photos' store, whose orphans the queue sweeps (SweepOrphans); nil opens the
+	// configured one.
+	Media media.Store
 }
 
 // deliveryPoll is how long a new delivery may wait before an idle instance picks it up: River
@@ -81,9 +85,17 @@ func StartDeliveries(ctx context.Context, cfg Config, log *slog.Logger, db *gorm
 	if err := river.AddWorkerSafely(workers, worker); err != nil {
 		return nil, err
 	}
+	if o.Media == nil {
+		o.Media = OpenMedia(cfg, log)
+	}
+	sweeper := &orphanWorker{store: o.Media, photos: models.NewPhotoStore(db), now: o.Now, log: log}
+	if err := river.AddWorkerSafely(workers, sweeper); err != nil {
+		return nil, err
+	}
 	rc, err := river.NewClient(driver, &river.Config{
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: deliveryWorkers}},
 		Workers:              workers,
+		PeriodicJobs:         orphanJobs(),
 		RetryPolicy:          webhooks.RetryPolicy{Delays: cfg.WebhookRetryDelays},
 		JobTimeout:           webhooks.JobTimeout,
 		RescueStuckJobsAfter: rescueAfter,

@@ -84,6 +84,7 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 		var pet apiclient.Pet
 		var order apiclient.Order
 		var hook apiclient.WebhookEndpoint
+		var photo apiclient.Photo
 		const unknownID = 1 << 40
 
 		// One entry per operation of the document, in the order they run. An operation the
@@ -213,6 +214,56 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
 				res, err = anon.GetOrderWithResponse(ctx, order.Id, nil)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"addPetPhoto", func(t *testing.T) {
+				image := jpegBytes(t, 800, 600, 0)
+				res, err := c.AddPetPhotoWithBodyWithResponse(ctx, pet.Id, &apiclient.AddPetPhotoParams{IdempotencyKey: ptrTo("photo-1")},
+					"image/jpeg", bytes.NewReader(image))
+				photo = *decoded(t, res, err, 201).JSON201
+				if photo.Width != 800 || photo.Height != 600 || photo.ContentType != apiclient.Imagejpeg {
+					t.Fatalf("photo %+v, want an 800×600 JPEG", photo)
+				}
+				if img := fetch(t, photo.Url); img.StatusCode != 200 || img.Header.Get("Content-Type") != "image/jpeg" {
+					t.Fatalf("GET %s: %d %s", photo.Url, img.StatusCode, img.Header.Get("Content-Type"))
+				}
+				res, err = c.AddPetPhotoWithBodyWithResponse(ctx, pet.Id, nil, "image/png", strings.NewReader("not a PNG"))
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeValidationFailed, 400)
+				res, err = c.AddPetPhotoWithBodyWithResponse(ctx, unknownID, nil, "image/jpeg", bytes.NewReader(image))
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+				res, err = anon.AddPetPhotoWithBodyWithResponse(ctx, pet.Id, nil, "image/jpeg", bytes.NewReader(image))
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"getPetPhoto", func(t *testing.T) {
+				res, err := c.GetPetPhotoWithResponse(ctx, pet.Id, photo.Id, nil)
+				if got := *decoded(t, res, err, 200).JSON200; got != photo {
+					t.Fatalf("photo %+v, want %+v", got, photo)
+				}
+				res, err = c.GetPetPhotoWithResponse(ctx, pet.Id, unknownID, nil)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
+			}},
+			{"getPetPhotoHead", func(t *testing.T) {
+				res, err := c.GetPetPhotoHeadWithResponse(ctx, pet.Id, photo.Id, nil)
+				decoded(t, res, err, 200)
+			}},
+			{"updatePetPhoto", func(t *testing.T) {
+				second, err := c.AddPetPhotoWithBodyWithResponse(ctx, pet.Id, nil, "image/png", bytes.NewReader(pngBytes(t, 30, 20)))
+				added := *decoded(t, second, err, 201).JSON201
+				res, err := c.UpdatePetPhotoWithResponse(ctx, pet.Id, added.Id, apiclient.PhotoMove{Position: 0})
+				if got := *decoded(t, res, err, 200).JSON200; got.Id != added.Id {
+					t.Fatalf("moved photo %+v, want %d", got, added.Id)
+				}
+				list, err := c.ListPetsWithResponse(ctx, &apiclient.ListPetsParams{Id: &[]int64{pet.Id}})
+				if got := *decoded(t, list, err, 200).JSON200; len(got) != 1 || got[0].Photos == nil || len(*got[0].Photos) != 2 || (*got[0].Photos)[0].Id != added.Id {
+					t.Fatalf("pets %+v, want the moved photo first of two", got)
+				}
+				res, err = generatedClient(t, s.Invalid()).UpdatePetPhotoWithResponse(ctx, pet.Id, added.Id, apiclient.PhotoMove{Position: -1})
+				anError(t, decoded(t, res, err, 400).JSON400, apiclient.ErrorCodeValidationFailed, 400)
+			}},
+			{"deletePetPhoto", func(t *testing.T) {
+				res, err := c.DeletePetPhotoWithResponse(ctx, pet.Id, photo.Id)
+				decoded(t, res, err, 204)
+				res, err = c.DeletePetPhotoWithResponse(ctx, pet.Id, photo.Id)
+				anError(t, decoded(t, res, err, 404).JSON404, apiclient.ErrorCodeNotFound, 404)
 			}},
 			{"updatePet", func(t *testing.T) {
 				res, err := c.UpdatePetWithApplicationMergePatchPlusJSONBodyWithResponse(ctx, pet.Id, nil, apiclient.PetPatch{Name: ptrTo("Rex the Second")})

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app/admission"
 	"github.com/petstore/petstore/app/keychanges"
+	"github.com/petstore/petstore/app/media"
 	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/metrics"
 	"github.com/petstore/petstore/models"
@@ -135,6 +136,8 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 
 		CORSOrigins: cfg.CORSOrigins,
 		PublicURL:   cfg.PublicURL,
+		Photos: routes.Photos{Rows: models.NewPhotoStore(db), Media: OpenMedia(cfg, log), Images: media.NewProcessor(decodeBudget),
+			MediaURL: cfg.MediaURL, DBTimeout: cfg.DBTimeout},
 	})
 	if sqlDB, err := db.DB(); err == nil {
 		p.metrics.WatchDB("primary", sqlDB)
@@ -149,6 +152,29 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		return errors.Join(p.keys.Close(ctx), closeLimiter(), closeSessions())
 	})
 	return app
+}
+
+// decodeBudget is the memory the decoding of uploads may hold at once: with eight 10 MiB uploads
+// in flight it keeps the process under 300 MB (docs/performance.md).
+const decodeBudget = 128 << 20
+
+// OpenMedia opens the store of the pets' photos: the bucket of PETSTORE_MEDIA_BUCKET, or the
+// folder of PETSTORE_MEDIA_DIR. A bucket that cannot be opened (LoadConfig has checked its URL; a
+// Config built by hand may not be) fails every photo operation rather than keeping the photos
+// in a folder no other instance sees.
+func OpenMedia(cfg Config, log *slog.Logger) media.Store {
+	if cfg.MediaBucket == "" {
+		return media.NewFolder(cfg.MediaDir)
+	}
+	s3, err := media.ParseS3URL(cfg.MediaBucket)
+	if err == nil {
+		var store *media.S3
+		if store, err = media.NewS3(s3, nil); err == nil {
+			return store
+		}
+	}
+	log.Error("PETSTORE_MEDIA_BUCKET is not usable; photos cannot be stored or served", "error", err.Error())
+	return media.Unavailable(err)
 }
 
 // listenForKeyChanges hears of the changes of API keys that other processes make (the command

@@ -18,7 +18,7 @@ var tables = []any{&Category{}, &Pet{}, &Client{}, &APIKey{},
 	&Order{}, &StatusChange{}, &IdempotencyRecord{},
 	&Staff{},
 	&AuditEntry{},
-	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{},
+	&Event{}, &WebhookEndpoint{}, &DeliveryAttempt{}, &Photo{},
 }
 
 // migrationLockClass keys, with a hash of the schema's name, the PostgreSQL advisory lock that

@@ -324,7 +324,7 @@ func lockPet(tx *gorm.DB, id int64) (*Pet, error) {
 		}
 		return nil, err
 	}
-	return &p, nil
+	return &p, withPhotos(tx, &p)
 }
 
 // record stores a pet's new status, when it changed, and the change itself, in the status

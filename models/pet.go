@@ -61,6 +61,8 @@ type Pet struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time `gorm:"index:idx_pets_updated_at_id,priority:1;index:idx_pets_deleted_updated_at_id,priority:1,where:deleted_at IS NOT NULL"`
 	DeletedAt   gorm.DeletedAt
+	// Photos are loaded with the pet (withPhotos), in display order.
+	Photos []Photo `gorm:"-"`
 }
 
 // auditFields are what the audit log keeps of a pet.
@@ -226,13 +228,25 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	db := laggingRead(ctx, s.db)
 	where, args = tagsCondition(db, f.Tags, where, args)
 	where, args = searchCondition(db, f.Words, where, args)
-	return pets.list(ctx, db, where, args, page)
+	list, err := pets.list(ctx, db, where, args, page)
+	if err != nil {
+		return list, err
+	}
+	ptrs := make([]*Pet, len(list.Items))
+	for i := range list.Items {
+		ptrs[i] = &list.Items[i]
+	}
+	return list, storeError(withPhotos(db.WithContext(ctx), ptrs...), "")
 }
 
 // Get returns one pet that is not deleted; it may read a replica (MayReadReplica).
 func (s *PetStore) Get(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
-	err := laggingRead(ctx, s.db).WithContext(ctx).Take(&p, id).Error
+	db := laggingRead(ctx, s.db).WithContext(ctx)
+	err := db.Take(&p, id).Error
+	if err == nil {
+		err = withPhotos(db, &p)
+	}
 	return &p, storeError(err, petNotFound(id))
 }
 
@@ -240,6 +254,9 @@ func (s *PetStore) Get(ctx context.Context, id int64) (*Pet, error) {
 func (s *PetStore) GetAny(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
 	err := s.db.WithContext(ctx).Unscoped().Take(&p, id).Error
+	if err == nil {
+		err = withPhotos(s.db.WithContext(ctx), &p)
+	}
 	return &p, storeError(err, petNotFound(id))
 }
 

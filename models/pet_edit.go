@@ -166,6 +166,9 @@ func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, e
 		if err := tx.Unscoped().Clauses(forUpdate).Take(&p, id).Error; err != nil {
 			return storeError(err, petNotFound(id))
 		}
+		if err := withPhotos(tx, &p); err != nil {
+			return err
+		}
 		if !p.DeletedAt.Valid {
 			return nil
 		}

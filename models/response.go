@@ -30,12 +30,15 @@ type PetResponse struct {
 	CreatedAt time.Time `json:"createdAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
 	// When the animal last changed.
 	UpdatedAt time.Time `json:"updatedAt" format:"date-time" example:"2026-11-21T10:00:00Z" readonly:"true" validate:"required"`
+	// The animal's photos in display order, at most 10; the first is its cover. Empty when it has none. Added, moved and removed through /pets/{petId}/photos.
+	Photos []PhotoResponse `json:"photos" readonly:"true" validate:"required,max=10"`
 } //	@name	Pet
 
 // Response is the pet as the API returns it.
 func (p *Pet) Response() PetResponse {
 	return PetResponse{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status,
-		Description: p.Description, Tags: p.Tags.List(), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+		Description: p.Description, Tags: p.Tags.List(), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+		Photos: photosResponse(p.Photos)}
 }
 
 // OrderResponse is a store order as the API returns it.

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -389,7 +390,8 @@ const (
 // authentication and limits. The path stays the pet's address: PATCH and DELETE on it are not
 // deprecated.
 func deprecatedGetPet(c *fiber.Ctx) error {
-	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+	// The prefix also matches the pet's photos, which are not deprecated.
+	if (c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead) && strings.Count(strings.Trim(c.Path(), "/"), "/") == 2 {
 		c.Set("Deprecation", getPetDeprecation)
 		c.Set("Sunset", getPetSunset)
 		c.Set(fiber.HeaderLink, getPetSuccessor)

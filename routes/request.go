@@ -13,23 +13,25 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gofiber/fiber/v2"
+	"github.com/petstore/petstore/app/media"
 	"github.com/petstore/petstore/models"
 )
 
-// Request bodies: the service accepts up to MaxBodyBytes and refuses a larger one with 413
-// payload_too_large. The HTTP server reads bodies up to readLimit before it refuses on its own,
-// so that a body a little over MaxBodyBytes gets that answer through the routes (on /v1 after the
-// gate, counted and with the rate-limit headers) rather than a closed connection, which a client
-// still sending may see as a reset. Past readLimit the server stops reading, and the error
-// handler still admits a /v1 request so its 413 carries the same headers.
+// Request bodies: the service accepts up to MaxBodyBytes (a photo's upload up to
+// media.MaxUploadBytes) and refuses a larger one with 413 payload_too_large. The HTTP server reads
+// bodies up to readLimit before it refuses on its own, so that a body a little over its limit gets
+// that answer through the routes (on /v1 after the gate, counted and with the rate-limit headers)
+// rather than a closed connection, which a client still sending may see as a reset. Past
+// readLimit the server stops reading, and the error handler still admits a /v1 request so its
+// 413 carries the same headers.
 const (
 	MaxBodyBytes = 64 << 10
-	readLimit    = 1 << 20
+	readLimit    = media.MaxUploadBytes + 1<<20
 	bodyTooLarge = "request body is larger than 64 KiB"
 )
 
 func limitBody(c *fiber.Ctx) error {
-	if len(c.Request().Body()) > MaxBodyBytes {
+	if len(c.Request().Body()) > MaxBodyBytes && !isPhotoUpload(c) {
 		return &models.Error{Code: codeTooLarge, Message: bodyTooLarge}
 	}
 	return c.Next()

@@ -60,6 +60,9 @@ type Deps struct {
 	// PublicURL is where clients reach the service, without /v1: the absolute URLs of Link and
 	// Location start with it. Empty, they start with the request's own scheme and host.
 	PublicURL string
+	// Photos are the pets' photos: their rows, the media store that keeps the images, the
+	// decoder and where the images are served from.
+	Photos Photos
 }
 
 // New builds the service's HTTP server on d, with every route. server carries the settings of
@@ -125,10 +128,10 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	app.Use("/v1/pets/:petId", deprecatedGetPet)
 	// The API's reads of the catalogue may come from a read replica, a moment behind the
 	// primary; the admin pages' never do, so staff see their own changes.
-	v1 := app.Group("/v1", withDeadline(d.DBTimeout), mayReadReplicas)
+	base := publicBase{url: d.PublicURL, proxies: proxies}
+	v1 := app.Group("/v1", withDeadline(d.DBTimeout), mayReadReplicas, withMediaBase(d.Photos.MediaURL, base))
 	v1.Use(authenticate(check), limitBody)
 	idem := idempotent(d.IdemKeys, d.Log)
-	base := publicBase{url: d.PublicURL, proxies: proxies}
 	// Each operation first names the scope it needs (need); the document publishes the same as
 	// its x-required-scope, and a test holds the two together.
 	v1.Get("/pets", need(models.ScopePetsRead), listPets(d.Pets, base))
@@ -136,6 +139,10 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	v1.Get("/pets/:petId", need(models.ScopePetsRead), getPet(d.Pets))
 	v1.Patch("/pets/:petId", need(models.ScopePetsWrite), updatePet(d.Pets))
 	v1.Delete("/pets/:petId", need(models.ScopePetsWrite), deletePet(d.Pets))
+	v1.Post("/pets/:petId/photos", need(models.ScopePetsWrite), idem, addPetPhoto(d.Photos, base))
+	v1.Get("/pets/:petId/photos/:photoId", need(models.ScopePetsRead), getPetPhoto(d.Photos))
+	v1.Patch("/pets/:petId/photos/:photoId", need(models.ScopePetsWrite), updatePetPhoto(d.Photos))
+	v1.Delete("/pets/:petId/photos/:photoId", need(models.ScopePetsWrite), deletePetPhoto(d.Photos))
 	v1.Get("/tags", need(models.ScopePetsRead), listTags(d.Pets))
 	v1.Get("/categories", need(models.ScopePetsRead), listCategories(d.Categories))
 	v1.Get("/store/inventory", need(models.ScopePetsRead), getInventory(d.Pets))
@@ -152,13 +159,15 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	v1.Post("/webhook-endpoints/:endpointId/rotate-secret", need(models.ScopeWebhooks), rotateWebhookSecret(d.Webhooks))
 
 	app.Get("/static/:file", serveStatic)
+	// The pets' photos, public: outside /v1, without a key.
+	app.Get("/media/:file", withDeadline(d.DBTimeout), serveMedia(d.Photos.Media))
 
 	// The admin pages (docs/design.md, "Admin pages"): every page needs a staff session
 	// (requireStaff), and the role's right to it (may, models.Rights) where not every role has it.
 	a := newAdmin(d)
 	staff := a.requireStaff
 	app.Use("/admin", contentSecurityPolicy(adminCSP))
-	adm := app.Group("/admin", limitBody, withDeadline(d.DBTimeout), adminResponses, a.csrf())
+	adm := app.Group("/admin", limitBody, withDeadline(d.DBTimeout), withMediaBase(d.Photos.MediaURL, base), adminResponses, a.csrf())
 	adm.Get("/login", a.loginForm)
 	adm.Post("/login", a.login)
 	adm.Get("/logout", staff, logoutConfirm)

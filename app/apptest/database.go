@@ -3,6 +3,7 @@ package apptest
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,6 +29,9 @@ func Config(tb testing.TB, store testenv.Store) app.Config {
 	if d.SQLitePath != "" {
 		cfg.DBPath = d.SQLitePath
 	}
+	// The photos' folder of the test's own (beside the SQLite file by default, which on
+	// PostgreSQL would be the working directory).
+	cfg.MediaDir = filepath.Join(tb.TempDir(), "media")
 	return cfg
 }
 

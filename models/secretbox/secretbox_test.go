@@ -74,3 +74,20 @@ func TestParseNamesWhatIsWrongWithoutTheKey(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpen is what each delivery adds to open its secret.
+func BenchmarkOpen(b *testing.B) {
+	r, err := secretbox.Parse("k:" + newKey())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sealed, err := r.Seal("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYq=")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := r.Open(sealed); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

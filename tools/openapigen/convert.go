@@ -56,6 +56,7 @@ func convert(swagger []byte, servers []apiservers.Server, facts serviceFacts) ([
 				if ex, ok := p.Extensions["example"]; ok {
 					p.Extensions["x-example"] = ex
 				}
+				binaryBody(p)
 			}
 		}
 	}
@@ -82,6 +83,16 @@ func convert(swagger []byte, servers []apiservers.Server, facts serviceFacts) ([
 		return nil, err
 	}
 	return out, nil
+}
+
+// binaryBody moves the format and maxLength swag writes beside a body parameter (a binary upload:
+// `body string ... format(binary) maxlength(...)`) into its schema, where OpenAPI 3 reads them.
+func binaryBody(p *openapi2.Parameter) {
+	if p.In != "body" || p.Schema == nil || p.Schema.Value == nil || p.Format == "" {
+		return
+	}
+	p.Schema.Value.Format, p.Format = p.Format, ""
+	p.Schema.Value.MaxLength, p.MaxLength = p.MaxLength, nil
 }
 
 // complete adds to the converted document what swag cannot write and what holds for every

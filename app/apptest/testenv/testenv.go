@@ -3,7 +3,7 @@
 // own, and a clock the test moves. It imports nothing of the service, so the tests of its
 // lowest packages (models, the rate limiter) stay light.
 //
-// A missing PostgreSQL or Redis skips the test on a developer's machine and fails it under CI
+// A missing PostgreSQL, Redis or S3 server skips the test on a developer's machine and fails it under CI
 // (CI set), so a missing server never passes silently.
 package testenv
 
@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -168,4 +170,74 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// The S3-compatible server the tests use: .ci/run starts MinIO on DefaultS3URL with these root
+// credentials; PETSTORE_TEST_S3_URL (with PETSTORE_TEST_S3_ACCESS_KEY and
+// PETSTORE_TEST_S3_SECRET_KEY) names another.
+const (
+	DefaultS3URL       = "http://127.0.0.1:9000"
+	DefaultS3AccessKey = "petstore-test"
+	DefaultS3SecretKey = "petstore-test-secret"
+)
+
+// S3 is a bucket of the test's own on the test S3 server.
+type S3 struct {
+	Endpoint             string // such as http://127.0.0.1:9000
+	Bucket               string
+	AccessKey, SecretKey string
+}
+
+// BucketURL is the bucket as PETSTORE_MEDIA_BUCKET names it.
+func (b S3) BucketURL() string {
+	return "s3://" + b.Bucket + "?endpoint=" + url.QueryEscape(b.Endpoint)
+}
+
+// S3Bucket creates a bucket of the test's own on the test S3 server, emptied and removed when
+// the test ends, and sets the AWS variables the service reads its credentials from.
+func S3Bucket(tb testing.TB) S3 {
+	tb.Helper()
+	b := S3{Endpoint: os.Getenv("PETSTORE_TEST_S3_URL"), AccessKey: os.Getenv("PETSTORE_TEST_S3_ACCESS_KEY"),
+		SecretKey: os.Getenv("PETSTORE_TEST_S3_SECRET_KEY"), Bucket: "t-" + randomHex(8)}
+	if b.Endpoint == "" {
+		b.Endpoint = DefaultS3URL
+	}
+	if b.AccessKey == "" {
+		b.AccessKey, b.SecretKey = DefaultS3AccessKey, DefaultS3SecretKey
+	}
+	client := b.Client(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.MakeBucket(ctx, b.Bucket, minio.MakeBucketOptions{}); err != nil {
+		unavailable(tb, "The S3 server", b.Endpoint, "PETSTORE_TEST_S3_URL", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for obj := range client.ListObjects(ctx, b.Bucket, minio.ListObjectsOptions{Recursive: true}) {
+			if obj.Err == nil {
+				_ = client.RemoveObject(ctx, b.Bucket, obj.Key, minio.RemoveObjectOptions{})
+			}
+		}
+		_ = client.RemoveBucket(ctx, b.Bucket)
+	})
+	// The service reads the standard variables; every test's bucket is on the same server with the
+	// same credentials, so parallel tests may all set them.
+	_ = os.Setenv("AWS_ACCESS_KEY_ID", b.AccessKey)     // #nosec G104 -- see above
+	_ = os.Setenv("AWS_SECRET_ACCESS_KEY", b.SecretKey) // #nosec G104
+	return b
+}
+
+// Client is a client of the test S3 server, for a test to look into the bucket itself.
+func (b S3) Client(tb testing.TB) *minio.Client {
+	tb.Helper()
+	u, err := url.Parse(b.Endpoint)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client, err := minio.New(u.Host, &minio.Options{Creds: credentials.NewStaticV4(b.AccessKey, b.SecretKey, ""), Secure: u.Scheme == "https"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return client
 }
