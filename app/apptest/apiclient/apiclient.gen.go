@@ -703,6 +703,9 @@ type PetPrevious struct {
 	// Example: Rex
 	Name *string `json:"name,omitempty"`
 
+	// Photos The animal's photos in display order, at most 10; the first is its cover. Empty when it has none. Added, moved and removed through /pets/{petId}/photos.
+	Photos *[]Photo `json:"photos,omitempty"`
+
 	// Status Availability of the animal.
 	//
 	// Example: available
