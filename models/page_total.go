@@ -116,6 +116,7 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 		return tx.Raw("SELECT "+group+` AS "group", COUNT(*) AS n FROM `+table+" WHERE "+strings.Join(conds, " AND ")+" GROUP BY "+group,
 			append(append([]any(nil), args...), from)...).Scan(&rows).Error
 	}
+	// One statement of counting either way, in the span's transaction.
 	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
 		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
 			return err
@@ -123,16 +124,16 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 		if exact = hi.Int64-lo.Int64 < countCap; exact {
 			return read(tx, lo.Int64-1)
 		}
-		return nil
+		return read(tx, hi.Int64-estimateSample)
 	})
 	if err != nil {
 		return nil, false, storeError(err, "")
 	}
 	counts = make(map[string]int64)
-	if !hi.Valid {
+	if !hi.Valid && !timedOut {
 		return counts, true, nil
 	}
-	if timedOut || !exact {
+	if timedOut && exact {
 		exact, rows = false, nil
 		if timedOut, err = withinBudget(ctx, db, func(tx *gorm.DB) error { return read(tx, hi.Int64-estimateSample) }); err != nil || timedOut {
 			return counts, false, storeError(err, "")

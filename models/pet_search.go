@@ -178,6 +178,24 @@ type TagCount struct {
 // Tags lists the tags the live pets carry, most used first (then by name), at most
 // MaxTagCounts; it may read a replica (MayReadReplica).
 func (s *PetStore) Tags(ctx context.Context) ([]TagCount, error) {
+	return s.tagCounts(ctx, "")
+}
+
+// TagSuggestions are the tags the admin's tag fields suggest: those of the newest
+// estimateSample pets by id (the window the lists' estimates read), most used first. A window
+// read through the primary key costs the same at any size; Tags, exact, reads every pet (200 to
+// 300 ms a page at a million pets).
+func (s *PetStore) TagSuggestions(ctx context.Context) ([]string, error) {
+	counts, err := s.tagCounts(ctx, "pets.id > (SELECT MAX(id) FROM pets) - ?", estimateSample)
+	names := make([]string, len(counts))
+	for i, t := range counts {
+		names[i] = t.Name
+	}
+	return names, err
+}
+
+// tagCounts counts the tags of the live pets, under one more condition when cond is not empty.
+func (s *PetStore) tagCounts(ctx context.Context, cond string, args ...any) ([]TagCount, error) {
 	db := laggingRead(ctx, s.db).WithContext(ctx)
 	// SQLite has no split: the tags, which hold neither quotes nor backslashes, are made a JSON
 	// array.
@@ -187,7 +205,11 @@ func (s *PetStore) Tags(ctx context.Context) ([]TagCount, error) {
 		each, name = "unnest("+tagsArray+") AS t(name)", "t.name"
 	}
 	var out []TagCount
+	where := "pets.deleted_at IS NULL AND pets.tags <> ''"
+	if cond != "" {
+		where += " AND " + cond
+	}
 	err := db.Raw("SELECT "+name+" AS name, COUNT(*) AS count FROM pets CROSS JOIN "+each+
-		" WHERE pets.deleted_at IS NULL AND pets.tags <> '' GROUP BY "+name+" ORDER BY count DESC, name LIMIT ?", MaxTagCounts).Scan(&out).Error
+		" WHERE "+where+" GROUP BY "+name+" ORDER BY count DESC, name LIMIT ?", append(args, MaxTagCounts)...).Scan(&out).Error
 	return out, storeError(err, "")
 }

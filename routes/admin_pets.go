@@ -311,14 +311,10 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: fieldMessage(err, "shipDate")})
 }
 
-// tagNames are the tags in use, most used first, as the tag fields suggest them.
+// tagNames are the tags in use among the newest pets, most used first, as the tag fields
+// suggest them (models.PetStore.TagSuggestions: the same cost at any size).
 func (a *admin) tagNames(c *fiber.Ctx) ([]string, error) {
-	counts, err := a.pets.Tags(c.UserContext())
-	names := make([]string, len(counts))
-	for i, t := range counts {
-		names[i] = t.Name
-	}
-	return names, err
+	return a.pets.TagSuggestions(c.UserContext())
 }
 
 // formTags reads the tags typed in a pet's form, separated by commas or white space.
