@@ -40,6 +40,9 @@ func cliEnv(cfg app.Config) map[string]string {
 	} else {
 		env["PETSTORE_DB_PATH"] = cfg.DBPath
 	}
+	if cfg.MediaDir != "" {
+		env["PETSTORE_MEDIA_DIR"] = cfg.MediaDir
+	}
 	return env
 }
 

@@ -59,8 +59,12 @@ var seedCommand = command{
 			if err != nil {
 				return fmt.Errorf("seed: %w", err)
 			}
-			fmt.Fprintf(e.stdout, "added %d pets, %d orders and %d status changes in %s; the database holds %d pets and %d orders\n",
-				res.PetsAdded, res.OrdersAdded, res.ChangesAdded, time.Since(start).Round(time.Millisecond), res.Pets, res.Orders)
+			photos, err := seedPhotos(e.ctx, db, OpenMedia(e.cfg, e.log))
+			if err != nil {
+				return fmt.Errorf("seed photos: %w", err)
+			}
+			fmt.Fprintf(e.stdout, "added %d pets, %d orders, %d status changes and %d photos in %s; the database holds %d pets and %d orders\n",
+				res.PetsAdded, res.OrdersAdded, res.ChangesAdded, photos, time.Since(start).Round(time.Millisecond), res.Pets, res.Orders)
 			return nil
 		}
 	},

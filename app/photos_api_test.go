@@ -563,3 +563,30 @@ func TestBlobsNoPhotoNamesAreSweptAfterADayOnBothStores(t *testing.T) {
 		})
 	}
 }
+
+func TestSeedDrawsPhotosForSomePetsOnce(t *testing.T) {
+	t.Parallel()
+	cfg := apptest.Config(t, testenv.SQLite)
+	env := cliEnv(cfg)
+	if out := runOK(t, env, "seed", "--pets", "20"); !strings.Contains(out, "and 12 photos") {
+		t.Fatalf("seed said %q, want 12 photos", out)
+	}
+	if out := runOK(t, env, "seed", "--pets", "20"); !strings.Contains(out, "and 0 photos") {
+		t.Fatalf("a second seed said %q, want no more photos", out)
+	}
+	s := apptest.New(t, cfg)
+	var list []petWithPhotos
+	s.Get(t, "/v1/pets?limit=20").JSON(t, &list)
+	with := 0
+	for _, p := range list {
+		if len(p.Photos) == 1 {
+			with++
+			if r := fetch(t, p.Photos[0].ThumbnailURL); r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/jpeg" {
+				t.Fatalf("pet %d's thumbnail: %d %s", p.ID, r.StatusCode, r.Header.Get("Content-Type"))
+			}
+		}
+	}
+	if with != 12 {
+		t.Fatalf("%d of 20 seeded pets have a photo, want 12", with)
+	}
+}

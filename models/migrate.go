@@ -74,7 +74,9 @@ func MigrateReport(ctx context.Context, db *gorm.DB) (Migration, error) {
 			return storeError(err, "")
 		}
 		defer conn.Exec("RESET statement_timeout")
-		return migrate(conn, queue, &m)
+		// Each step's statements start afresh on this connection: on conn itself, one step's
+		// Scan would leave its destination as the next step's model.
+		return migrate(conn.Session(&gorm.Session{NewDB: true}), queue, &m)
 	})
 }
 

@@ -18,8 +18,12 @@ import (
 //     small one).
 const (
 	searchConfig = "petstore_search"
-	// searchDocument is the text a pet is searched in, as PostgreSQL's index reads it; a query
-	// must repeat it exactly to use the index.
+	// searchVector is a stored generated column of the words a pet is searched in, indexed with
+	// GIN: the index gives the ids, and its recheck reads the stored vector rather than
+	// recomputing it. The ids are gathered before the page is read (an InitPlan): as a plain
+	// condition, the planner, which misjudges prefixes, walked the primary key checking every
+	// pet's vector, which for a word no pet has is the whole table (0.9 s at 1,000,000 pets).
+	searchVector   = "search_vector"
 	searchDocument = "to_tsvector('" + searchConfig + "'::regconfig, name || ' ' || description || ' ' || tags)"
 	tagsArray      = "string_to_array(tags, ' ')"
 	// extensionLockClass keys the advisory lock that keeps services migrating several schemas of
@@ -54,7 +58,9 @@ func searchCondition(db *gorm.DB, s Search, where []string, args []any) ([]strin
 		for i, w := range s.Words {
 			terms[i] = w + ":*"
 		}
-		return append(where, searchDocument+" @@ to_tsquery('"+searchConfig+"'::regconfig, ?)"), append(args, strings.Join(terms, " & "))
+		// The matching ids are gathered from the index first, then read in id order.
+		return append(where, "id = ANY(ARRAY(SELECT id FROM pets WHERE "+searchVector+" @@ to_tsquery('"+searchConfig+"'::regconfig, ?)))"),
+			append(args, strings.Join(terms, " & "))
 	}
 	// FTS5 stems a query's word but not a prefix: "puppy" finds "puppies" as the word, "lab" finds
 	// "labrador" as the prefix.
@@ -135,8 +141,17 @@ func postgresSearchIndexes(db *gorm.DB, m *Migration) error {
 			return err
 		}
 	}
+	if !db.Migrator().HasColumn(&Pet{}, searchVector) {
+		// Rewrites the table: on 1,000,000 pets about a minute, once.
+		if err := db.Exec("ALTER TABLE pets ADD COLUMN IF NOT EXISTS " + searchVector + " tsvector GENERATED ALWAYS AS (" + searchDocument + ") STORED").Error; err != nil {
+			return err
+		}
+		if !m.Created {
+			m.Columns = append(m.Columns, "pets."+searchVector)
+		}
+	}
 	for _, idx := range []struct{ name, def string }{
-		{"idx_pets_search", "pets USING gin (" + searchDocument + ")"},
+		{"idx_pets_search_vector", "pets USING gin (" + searchVector + ")"},
 		{"idx_pets_tags", "pets USING gin (" + tagsArray + ")"},
 	} {
 		if db.Migrator().HasIndex("pets", idx.name) {

@@ -137,7 +137,7 @@ func createOrder(orders *models.OrderStore, base publicBase) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"orders:read"
-//	@Param			orderId			path		int		true	"Identifier of the order"	Format(int64)
+//	@Param			orderId			path		int		true	"Identifier of the order"	Format(int64)	example(7)
 //	@Param			If-None-Match	header		string	false	"An ETag of an earlier answer: 304 when the order is unchanged"	maxlength(1024)
 //	@Success		200				{object}	models.OrderResponse	"The order exists"
 //	@Success		304				"The order is unchanged since the ETag given in If-None-Match"
@@ -169,7 +169,7 @@ func getOrder(orders *models.OrderStore) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"orders:write"
-//	@Param			orderId	path		int		true	"Identifier of the order"	Format(int64)
+//	@Param			orderId	path		int		true	"Identifier of the order"	Format(int64)	example(7)
 //	@Success		200		{object}	models.OrderResponse	"The order, now cancelled"
 //	@Header			200		{string}	ETag	"Strong entity tag of the order"
 //	@Failure		400		{object}	Error	"orderId is not a 64-bit integer"

@@ -338,7 +338,10 @@ type TagCount struct {
 //	@x-required-scope	"pets:read"
 //	@x-stability	"beta"
 //	@x-max-items	1000
-//	@Success		200	{array}	TagCount	"The tags, most used first"
+//	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
+//	@Success		200				{array}		TagCount	"The tags, most used first"
+//	@Success		304				"The list is unchanged since the ETag given in If-None-Match"
+//	@Header			200,304			{string}	ETag		"Weak entity tag of the list, for If-None-Match"
 //	@Router			/tags [get]
 func listTags(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
@@ -350,7 +353,7 @@ func listTags(pets *models.PetStore) fiber.Handler {
 		for i, t := range tags {
 			out[i] = TagCount{Name: t.Name, Count: t.Count}
 		}
-		return sendJSON(c, fiber.StatusOK, out, false)
+		return sendJSON(c, fiber.StatusOK, out, true)
 	}
 }
 

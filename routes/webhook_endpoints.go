@@ -155,7 +155,7 @@ func createWebhookEndpoint(store *models.WebhookStore, base publicBase) fiber.Ha
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
-//	@Param			endpointId		path		int				true	"Identifier of the endpoint"	Format(int64)
+//	@Param			endpointId		path		int				true	"Identifier of the endpoint"	Format(int64)	example(3)
 //	@Param			If-None-Match	header		string			false	"An ETag of an earlier answer: 304 when the endpoint is unchanged"	maxlength(1024)
 //	@Success		200				{object}	WebhookEndpoint	"The endpoint"
 //	@Success		304				"The endpoint is unchanged since the ETag given in If-None-Match"
@@ -188,7 +188,7 @@ func getWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
-//	@Param			endpointId	path		int						true	"Identifier of the endpoint"	Format(int64)
+//	@Param			endpointId	path		int						true	"Identifier of the endpoint"	Format(int64)	example(3)
 //	@Param			changes		body		WebhookEndpointPatch	true	"The fields to change"
 //	@Success		200			{object}	WebhookEndpoint			"The endpoint as changed"
 //	@Header			200			{string}	ETag					"Strong entity tag of the endpoint as it is now: the one a GET of it answers"
@@ -230,7 +230,7 @@ func updateWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
-//	@Param			endpointId	path	int	true	"Identifier of the endpoint"	Format(int64)
+//	@Param			endpointId	path	int	true	"Identifier of the endpoint"	Format(int64)	example(3)
 //	@Success		204			"Deleted"
 //	@Failure		400			{object}	Error	"endpointId is not a 64-bit integer"
 //	@Failure		404			{object}	Error	"No endpoint with this id among the client's own"
@@ -258,7 +258,7 @@ func deleteWebhookEndpoint(store *models.WebhookStore) fiber.Handler {
 //	@Security		BearerAuth
 //	@x-stability	"experimental"
 //	@x-required-scope	"webhooks"
-//	@Param			endpointId	path		int				true	"Identifier of the endpoint"	Format(int64)
+//	@Param			endpointId	path		int				true	"Identifier of the endpoint"	Format(int64)	example(3)
 //	@Success		200			{object}	WebhookEndpoint	"The endpoint with its new secret, shown only now"
 //	@Header			200			{string}	ETag			"Strong entity tag of this answer, new secret included"
 //	@Failure		400			{object}	Error			"endpointId is not a 64-bit integer"

@@ -124,19 +124,20 @@ func fit(img image.Image, side int) image.Image {
 	return imaging.Resize(img, 0, side, imaging.CatmullRom)
 }
 
-// bytesPerPixel estimates what a decoded pixel of the model takes, with the scaling's copies.
+// bytesPerPixel estimates what a decoded pixel of the model takes, with the scaling's copy (an
+// NRGBA row of the scaled width for every row of the original: up to 4 bytes a pixel).
 func bytesPerPixel(m color.Model) int64 {
 	switch m {
 	case color.GrayModel:
-		return 2
+		return 5
 	case color.Gray16Model:
-		return 3
+		return 6
 	case color.RGBA64Model, color.NRGBA64Model:
-		return 10
+		return 12
 	case color.YCbCrModel:
-		return 4
+		return 7
 	}
-	return 6
+	return 8
 }
 
 // encodeBoth orients img and encodes it and its thumbnail.

@@ -186,6 +186,9 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 			s.MaxLength = openapi3.Ptr(uint64(maxDateTime))
 		}
 	})
+	if err := eventUnion(doc); err != nil {
+		return err
+	}
 	eachSchema(doc, func(_ schemaPlace, s *openapi3.Schema) { oneOfSchemas(s) })
 	var itemErr error
 	eachSchema(doc, func(_ schemaPlace, s *openapi3.Schema) { itemErr = errors.Join(itemErr, itemLimits(s)) })
@@ -194,6 +197,65 @@ func complete(doc *openapi3.T, servers []apiservers.Server, facts serviceFacts) 
 	}
 	addHeadOperations(doc)
 	describeScopes(doc)
+	return nil
+}
+
+// eventUnion makes Event what a generated client can tell apart: a oneOf of PetEvent and
+// OrderEvent with a discriminator on type that maps each event type, each with its object's
+// schema and a typed data.previous (PetPrevious, OrderPrevious: the object's fields that can
+// change, all optional). listEvents' type parameter refers to EventType. swag writes Event as one
+// object (models.EventResponse, which the service encodes), from which both are made.
+func eventUnion(doc *openapi3.T) error {
+	schemas := doc.Components.Schemas
+	event, types := schemas["Event"], schemas["EventType"]
+	if event == nil || event.Value == nil || types == nil || types.Value == nil || event.Value.Properties["data"] == nil {
+		return errors.New("no Event with data and no EventType: models/response.go must name them")
+	}
+	ref := func(name string) *openapi3.SchemaRef { return openapi3.NewSchemaRef("#/components/schemas/"+name, nil) }
+	previous := func(of string, fixed ...string) *openapi3.Schema {
+		s := openapi3.NewObjectSchema()
+		s.Description = "The fields of the " + of + " that this change changed, with their earlier values; absent for a creation or deletion."
+		for name, p := range schemas[of].Value.Properties {
+			if !slices.Contains(fixed, name) {
+				s.WithPropertyRef(name, p)
+			}
+		}
+		return s
+	}
+	schemas["PetPrevious"] = openapi3.NewSchemaRef("", previous("Pet", "id", "createdAt"))
+	schemas["OrderPrevious"] = openapi3.NewSchemaRef("", previous("Order", "id", "createdAt", "petId", "quantity"))
+	union := &openapi3.Schema{Description: event.Value.Description,
+		Discriminator: &openapi3.Discriminator{PropertyName: "type", Mapping: map[string]openapi3.MappingRef{}}}
+	for _, kind := range []struct{ name, object, prefix string }{{"PetEvent", "Pet", "pet."}, {"OrderEvent", "Order", "order."}} {
+		typ := openapi3.NewStringSchema()
+		typ.Description = event.Value.Properties["type"].Value.Description
+		for _, v := range types.Value.Enum {
+			if t := fmt.Sprint(v); strings.HasPrefix(t, kind.prefix) {
+				typ.Enum = append(typ.Enum, t)
+				union.Discriminator.Mapping[t] = openapi3.MappingRef{Ref: "#/components/schemas/" + kind.name}
+			}
+		}
+		typ.Example = typ.Enum[0]
+		data := *event.Value.Properties["data"].Value
+		data.Properties = openapi3.Schemas{"object": ref(kind.object), "previous": ref(kind.object + "Previous")}
+		data.Properties["object"] = &openapi3.SchemaRef{Ref: "#/components/schemas/" + kind.object}
+		s := *event.Value
+		s.Description = "Something that happened to " + map[string]string{"Pet": "an animal", "Order": "an order"}[kind.object] + " (" + kind.prefix + "* events)."
+		s.Properties = openapi3.Schemas{}
+		for name, p := range event.Value.Properties {
+			s.Properties[name] = p
+		}
+		s.Properties["type"] = openapi3.NewSchemaRef("", typ)
+		s.Properties["data"] = openapi3.NewSchemaRef("", &data)
+		schemas[kind.name] = openapi3.NewSchemaRef("", &s)
+		union.OneOf = append(union.OneOf, ref(kind.name))
+	}
+	schemas["Event"] = openapi3.NewSchemaRef("", union)
+	if item := doc.Paths.Value("/events"); item != nil && item.Get != nil {
+		if p := item.Get.Parameters.GetByInAndName(openapi3.ParameterInQuery, "type"); p != nil {
+			p.Schema = ref("EventType")
+		}
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -140,6 +141,75 @@ func (e OrderStatus) Valid() bool {
 	}
 }
 
+// Defines values for OrderEventType.
+const (
+	OrderEventTypeOrderApproved  OrderEventType = "order.approved"
+	OrderEventTypeOrderCancelled OrderEventType = "order.cancelled"
+	OrderEventTypeOrderDelivered OrderEventType = "order.delivered"
+	OrderEventTypeOrderPlaced    OrderEventType = "order.placed"
+)
+
+// Valid indicates whether the value is a known member of the OrderEventType enum.
+func (e OrderEventType) Valid() bool {
+	switch e {
+	case OrderEventTypeOrderApproved:
+		return true
+	case OrderEventTypeOrderCancelled:
+		return true
+	case OrderEventTypeOrderDelivered:
+		return true
+	case OrderEventTypeOrderPlaced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrderPreviousStatus.
+const (
+	OrderPreviousStatusApproved  OrderPreviousStatus = "approved"
+	OrderPreviousStatusCancelled OrderPreviousStatus = "cancelled"
+	OrderPreviousStatusDelivered OrderPreviousStatus = "delivered"
+	OrderPreviousStatusPlaced    OrderPreviousStatus = "placed"
+)
+
+// Valid indicates whether the value is a known member of the OrderPreviousStatus enum.
+func (e OrderPreviousStatus) Valid() bool {
+	switch e {
+	case OrderPreviousStatusApproved:
+		return true
+	case OrderPreviousStatusCancelled:
+		return true
+	case OrderPreviousStatusDelivered:
+		return true
+	case OrderPreviousStatusPlaced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PetEventType.
+const (
+	PetEventTypePetCreated PetEventType = "pet.created"
+	PetEventTypePetDeleted PetEventType = "pet.deleted"
+	PetEventTypePetUpdated PetEventType = "pet.updated"
+)
+
+// Valid indicates whether the value is a known member of the PetEventType enum.
+func (e PetEventType) Valid() bool {
+	switch e {
+	case PetEventTypePetCreated:
+		return true
+	case PetEventTypePetDeleted:
+		return true
+	case PetEventTypePetUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PetStatus.
 const (
 	PetStatusAvailable PetStatus = "available"
@@ -194,72 +264,6 @@ func (e WebhookEndpointDisabledReason) Valid() bool {
 	case Failing:
 		return true
 	case Requested:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListEventsParamsType.
-const (
-	ListEventsParamsTypeOrderApproved  ListEventsParamsType = "order.approved"
-	ListEventsParamsTypeOrderCancelled ListEventsParamsType = "order.cancelled"
-	ListEventsParamsTypeOrderDelivered ListEventsParamsType = "order.delivered"
-	ListEventsParamsTypeOrderPlaced    ListEventsParamsType = "order.placed"
-	ListEventsParamsTypePetCreated     ListEventsParamsType = "pet.created"
-	ListEventsParamsTypePetDeleted     ListEventsParamsType = "pet.deleted"
-	ListEventsParamsTypePetUpdated     ListEventsParamsType = "pet.updated"
-)
-
-// Valid indicates whether the value is a known member of the ListEventsParamsType enum.
-func (e ListEventsParamsType) Valid() bool {
-	switch e {
-	case ListEventsParamsTypeOrderApproved:
-		return true
-	case ListEventsParamsTypeOrderCancelled:
-		return true
-	case ListEventsParamsTypeOrderDelivered:
-		return true
-	case ListEventsParamsTypeOrderPlaced:
-		return true
-	case ListEventsParamsTypePetCreated:
-		return true
-	case ListEventsParamsTypePetDeleted:
-		return true
-	case ListEventsParamsTypePetUpdated:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListEventsHeadParamsType.
-const (
-	ListEventsHeadParamsTypeOrderApproved  ListEventsHeadParamsType = "order.approved"
-	ListEventsHeadParamsTypeOrderCancelled ListEventsHeadParamsType = "order.cancelled"
-	ListEventsHeadParamsTypeOrderDelivered ListEventsHeadParamsType = "order.delivered"
-	ListEventsHeadParamsTypeOrderPlaced    ListEventsHeadParamsType = "order.placed"
-	ListEventsHeadParamsTypePetCreated     ListEventsHeadParamsType = "pet.created"
-	ListEventsHeadParamsTypePetDeleted     ListEventsHeadParamsType = "pet.deleted"
-	ListEventsHeadParamsTypePetUpdated     ListEventsHeadParamsType = "pet.updated"
-)
-
-// Valid indicates whether the value is a known member of the ListEventsHeadParamsType enum.
-func (e ListEventsHeadParamsType) Valid() bool {
-	switch e {
-	case ListEventsHeadParamsTypeOrderApproved:
-		return true
-	case ListEventsHeadParamsTypeOrderCancelled:
-		return true
-	case ListEventsHeadParamsTypeOrderDelivered:
-		return true
-	case ListEventsHeadParamsTypeOrderPlaced:
-		return true
-	case ListEventsHeadParamsTypePetCreated:
-		return true
-	case ListEventsHeadParamsTypePetDeleted:
-		return true
-	case ListEventsHeadParamsTypePetUpdated:
 		return true
 	default:
 		return false
@@ -394,33 +398,6 @@ type ErrorCode string
 
 // Event defines model for Event.
 type Event struct {
-	// CreatedAt When the event was recorded, in the transaction of its change.
-	//
-	// Example: 2026-11-21T10:00:00Z
-	CreatedAt time.Time `json:"createdAt"`
-
-	// Data The object and what changed.
-	Data struct {
-		// Object The Pet (pet.* events) or the Order (order.* events) as it was right after the change.
-		Object Event_Data_Object `json:"object"`
-
-		// Previous For updates and order actions, the changed fields' earlier values, by the object's field names; absent for a creation or deletion.
-		Previous *map[string]interface{} `json:"previous,omitempty"`
-	} `json:"data"`
-
-	// Id Unique identifier: evt_ and 26 characters. Ids sort in the order the events were recorded; a delivery's webhook-id is its event's id.
-	//
-	// Example: evt_000000001dnba0000000000428
-	Id string `json:"id"`
-
-	// Type What happened. Clients must ignore types they do not know.
-	//
-	// Example: order.approved
-	Type EventType `json:"type"`
-}
-
-// Event_Data_Object The Pet (pet.* events) or the Order (order.* events) as it was right after the change.
-type Event_Data_Object struct {
 	union json.RawMessage
 }
 
@@ -550,6 +527,60 @@ type Order struct {
 // Example: placed
 type OrderStatus string
 
+// OrderEvent Something that happened to an order (order.* events).
+type OrderEvent struct {
+	// CreatedAt When the event was recorded, in the transaction of its change.
+	//
+	// Example: 2026-11-21T10:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Data The object and what changed.
+	Data struct {
+		Object Order `json:"object"`
+
+		// Previous The fields of the Order that this change changed, with their earlier values; absent for a creation or deletion.
+		Previous *OrderPrevious `json:"previous,omitempty"`
+	} `json:"data"`
+
+	// Id Unique identifier: evt_ and 26 characters. Ids sort in the order the events were recorded; a delivery's webhook-id is its event's id.
+	//
+	// Example: evt_000000001dnba0000000000428
+	Id string `json:"id"`
+
+	// Type What happened. Clients must ignore types they do not know.
+	//
+	// Example: order.placed
+	Type OrderEventType `json:"type"`
+}
+
+// OrderEventType What happened. Clients must ignore types they do not know.
+//
+// Example: order.placed
+type OrderEventType string
+
+// OrderPrevious The fields of the Order that this change changed, with their earlier values; absent for a creation or deletion.
+type OrderPrevious struct {
+	// Complete True once the order is delivered.
+	//
+	// Example: false
+	Complete *bool `json:"complete,omitempty"`
+
+	// ShipDate When the client asked for the animal to be shipped; absent when not given.
+	//
+	// Example: 2030-12-01T10:00:00Z
+	ShipDate *time.Time `json:"shipDate,omitempty"`
+
+	// Status Where the order is: placed → approved → delivered, or cancelled from placed or approved.
+	//
+	// Example: placed
+	Status *OrderPreviousStatus `json:"status,omitempty"`
+}
+
+// OrderPreviousStatus Where the order is: placed → approved → delivered, or cancelled from placed or approved.
+//
+// Example: placed
+type OrderPreviousStatus string
+
 // Pet defines model for Pet.
 type Pet struct {
 	// CategoryId Identifier of the category the animal belongs to.
@@ -596,6 +627,37 @@ type Pet struct {
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
 
+// PetEvent Something that happened to an animal (pet.* events).
+type PetEvent struct {
+	// CreatedAt When the event was recorded, in the transaction of its change.
+	//
+	// Example: 2026-11-21T10:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Data The object and what changed.
+	Data struct {
+		Object Pet `json:"object"`
+
+		// Previous The fields of the Pet that this change changed, with their earlier values; absent for a creation or deletion.
+		Previous *PetPrevious `json:"previous,omitempty"`
+	} `json:"data"`
+
+	// Id Unique identifier: evt_ and 26 characters. Ids sort in the order the events were recorded; a delivery's webhook-id is its event's id.
+	//
+	// Example: evt_000000001dnba0000000000428
+	Id string `json:"id"`
+
+	// Type What happened. Clients must ignore types they do not know.
+	//
+	// Example: pet.created
+	Type PetEventType `json:"type"`
+}
+
+// PetEventType What happened. Clients must ignore types they do not know.
+//
+// Example: pet.created
+type PetEventType string
+
 // PetPatch defines model for PetPatch.
 type PetPatch struct {
 	// CategoryId Identifier of an existing category (see GET /categories).
@@ -622,6 +684,42 @@ type PetPatch struct {
 	//
 	// Example: ["calm","puppy"]
 	Tags *[]string `json:"tags,omitempty"`
+}
+
+// PetPrevious The fields of the Pet that this change changed, with their earlier values; absent for a creation or deletion.
+type PetPrevious struct {
+	// CategoryId Identifier of the category the animal belongs to.
+	//
+	// Example: 1
+	CategoryId *int64 `json:"categoryId,omitempty"`
+
+	// Description What a buyer reads about the animal; line breaks are kept. Empty when none was given.
+	//
+	// Example: A calm Labrador puppy, house-trained.
+	Description *string `json:"description,omitempty"`
+
+	// Name The animal's name.
+	//
+	// Example: Rex
+	Name *string `json:"name,omitempty"`
+
+	// Photos The animal's photos in display order, at most 10; the first is its cover. Empty when it has none. Added, moved and removed through /pets/{petId}/photos.
+	Photos *[]Photo `json:"photos,omitempty"`
+
+	// Status Availability of the animal.
+	//
+	// Example: available
+	Status *PetStatus `json:"status,omitempty"`
+
+	// Tags The animal's tags, sorted; empty when none was given.
+	//
+	// Example: ["calm","puppy"]
+	Tags *[]string `json:"tags,omitempty"`
+
+	// UpdatedAt When the animal last changed.
+	//
+	// Example: 2026-11-21T10:00:00Z
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
 
 // PetStatus defines model for PetStatus.
@@ -786,7 +884,7 @@ type ListEventsParams struct {
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Type Return only events of this type
-	Type *ListEventsParamsType `form:"type,omitempty" json:"type,omitempty"`
+	Type *EventType `form:"type,omitempty" json:"type,omitempty"`
 
 	// Cursor Opaque token from the previous page's Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -794,9 +892,6 @@ type ListEventsParams struct {
 	// IfNoneMatch An ETag of an earlier answer: 304 when the page is unchanged
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
-
-// ListEventsParamsType defines parameters for ListEvents.
-type ListEventsParamsType string
 
 // ListEventsHeadParams defines parameters for ListEventsHead.
 type ListEventsHeadParams struct {
@@ -804,7 +899,7 @@ type ListEventsHeadParams struct {
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Type Return only events of this type
-	Type *ListEventsHeadParamsType `form:"type,omitempty" json:"type,omitempty"`
+	Type *EventType `form:"type,omitempty" json:"type,omitempty"`
 
 	// Cursor Opaque token from the previous page's Link header
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -812,9 +907,6 @@ type ListEventsHeadParams struct {
 	// IfNoneMatch An ETag of an earlier answer: 304 when the page is unchanged
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
-
-// ListEventsHeadParamsType defines parameters for ListEventsHead.
-type ListEventsHeadParamsType string
 
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
@@ -978,6 +1070,18 @@ type GetOrderHeadParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// ListTagsParams defines parameters for ListTags.
+type ListTagsParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ListTagsHeadParams defines parameters for ListTagsHead.
+type ListTagsHeadParams struct {
+	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// IfNoneMatch An ETag of an earlier answer: 304 when the list is unchanged
@@ -1029,22 +1133,22 @@ type UpdateWebhookEndpointJSONRequestBody = WebhookEndpointPatch
 // UpdateWebhookEndpointApplicationMergePatchPlusJSONRequestBody defines body for UpdateWebhookEndpoint for application/merge-patch+json ContentType.
 type UpdateWebhookEndpointApplicationMergePatchPlusJSONRequestBody = WebhookEndpointPatch
 
-// AsPet returns the union data inside the Event_Data_Object as a Pet
-func (t Event_Data_Object) AsPet() (Pet, error) {
-	var body Pet
+// AsPetEvent returns the union data inside the Event as a PetEvent
+func (t Event) AsPetEvent() (PetEvent, error) {
+	var body PetEvent
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromPet overwrites any union data inside the Event_Data_Object as the provided Pet
-func (t *Event_Data_Object) FromPet(v Pet) error {
+// FromPetEvent overwrites any union data inside the Event as the provided PetEvent
+func (t *Event) FromPetEvent(v PetEvent) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergePet performs a merge with any union data inside the Event_Data_Object, using the provided Pet
-func (t *Event_Data_Object) MergePet(v Pet) error {
+// MergePetEvent performs a merge with any union data inside the Event, using the provided PetEvent
+func (t *Event) MergePetEvent(v PetEvent) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1055,22 +1159,22 @@ func (t *Event_Data_Object) MergePet(v Pet) error {
 	return err
 }
 
-// AsOrder returns the union data inside the Event_Data_Object as a Order
-func (t Event_Data_Object) AsOrder() (Order, error) {
-	var body Order
+// AsOrderEvent returns the union data inside the Event as a OrderEvent
+func (t Event) AsOrderEvent() (OrderEvent, error) {
+	var body OrderEvent
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromOrder overwrites any union data inside the Event_Data_Object as the provided Order
-func (t *Event_Data_Object) FromOrder(v Order) error {
+// FromOrderEvent overwrites any union data inside the Event as the provided OrderEvent
+func (t *Event) FromOrderEvent(v OrderEvent) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeOrder performs a merge with any union data inside the Event_Data_Object, using the provided Order
-func (t *Event_Data_Object) MergeOrder(v Order) error {
+// MergeOrderEvent performs a merge with any union data inside the Event, using the provided OrderEvent
+func (t *Event) MergeOrderEvent(v OrderEvent) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1081,12 +1185,45 @@ func (t *Event_Data_Object) MergeOrder(v Order) error {
 	return err
 }
 
-func (t Event_Data_Object) MarshalJSON() ([]byte, error) {
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "order.approved":
+		return t.AsOrderEvent()
+	case "order.cancelled":
+		return t.AsOrderEvent()
+	case "order.delivered":
+		return t.AsOrderEvent()
+	case "order.placed":
+		return t.AsOrderEvent()
+	case "pet.created":
+		return t.AsPetEvent()
+	case "pet.deleted":
+		return t.AsPetEvent()
+	case "pet.updated":
+		return t.AsPetEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
-func (t *Event_Data_Object) UnmarshalJSON(b []byte) error {
+func (t *Event) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -1468,7 +1605,7 @@ type ClientInterface interface {
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with GET /tags (the `ListTags` operationId).
-	ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListTags(ctx context.Context, params *ListTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTagsHead List the tags in use, headers only
 	//
@@ -1477,7 +1614,7 @@ type ClientInterface interface {
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
 	// Corresponds with HEAD /tags (the `ListTagsHead` operationId).
-	ListTagsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListTagsHead(ctx context.Context, params *ListTagsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -2190,8 +2327,8 @@ func (c *Client) CancelOrder(ctx context.Context, orderId int64, reqEditors ...R
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with GET /tags (the `ListTags` operationId).
-func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListTagsRequest(c.Server)
+func (c *Client) ListTags(ctx context.Context, params *ListTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTagsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2209,8 +2346,8 @@ func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
 // Corresponds with HEAD /tags (the `ListTagsHead` operationId).
-func (c *Client) ListTagsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListTagsHeadRequest(c.Server)
+func (c *Client) ListTagsHead(ctx context.Context, params *ListTagsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTagsHeadRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3964,7 +4101,7 @@ func NewCancelOrderRequest(server string, orderId int64) (*http.Request, error) 
 }
 
 // NewListTagsRequest constructs an http.Request for the ListTags method
-func NewListTagsRequest(server string) (*http.Request, error) {
+func NewListTagsRequest(server string, params *ListTagsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3987,11 +4124,26 @@ func NewListTagsRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListTagsHeadRequest constructs an http.Request for the ListTagsHead method
-func NewListTagsHeadRequest(server string) (*http.Request, error) {
+func NewListTagsHeadRequest(server string, params *ListTagsHeadParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4012,6 +4164,21 @@ func NewListTagsHeadRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -4752,7 +4919,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /tags (the `ListTags` operationId).
-	ListTagsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsResponse, error)
+	ListTagsWithResponse(ctx context.Context, params *ListTagsParams, reqEditors ...RequestEditorFn) (*ListTagsResponse, error)
 
 	// ListTagsHeadWithResponse List the tags in use, headers only
 	//
@@ -4763,7 +4930,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with HEAD /tags (the `ListTagsHead` operationId).
-	ListTagsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsHeadResponse, error)
+	ListTagsHeadWithResponse(ctx context.Context, params *ListTagsHeadParams, reqEditors ...RequestEditorFn) (*ListTagsHeadResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -9196,6 +9363,17 @@ func (r CancelOrderResponse) ContentType() string {
 // ListTagsResponse200Headers the declared response headers of an HTTP 200 response for ListTags
 type ListTagsResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsResponse304Headers the declared response headers of an HTTP 304 response for ListTags
+type ListTagsResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -9205,6 +9383,7 @@ type ListTagsResponse200Headers struct {
 // ListTagsResponse401Headers the declared response headers of an HTTP 401 response for ListTags
 type ListTagsResponse401Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9215,6 +9394,7 @@ type ListTagsResponse401Headers struct {
 // ListTagsResponse403Headers the declared response headers of an HTTP 403 response for ListTags
 type ListTagsResponse403Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9225,6 +9405,7 @@ type ListTagsResponse403Headers struct {
 // ListTagsResponse429Headers the declared response headers of an HTTP 429 response for ListTags
 type ListTagsResponse429Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	RetryAfter               int64
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9235,6 +9416,7 @@ type ListTagsResponse429Headers struct {
 // ListTagsResponse500Headers the declared response headers of an HTTP 500 response for ListTags
 type ListTagsResponse500Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -9244,6 +9426,7 @@ type ListTagsResponse500Headers struct {
 // ListTagsResponse503Headers the declared response headers of an HTTP 503 response for ListTags
 type ListTagsResponse503Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -9256,17 +9439,19 @@ type ListTagsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]TagCount
 	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *Unauthorized
+	JSON401 *Error
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *Forbidden
+	JSON403 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *InternalError
+	JSON500 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
+	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTagsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListTagsResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListTagsResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -9285,27 +9470,27 @@ func (r ListTagsResponse) GetJSON200() *[]TagCount {
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListTagsResponse) GetJSON401() *Unauthorized {
+func (r ListTagsResponse) GetJSON401() *Error {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListTagsResponse) GetJSON403() *Forbidden {
+func (r ListTagsResponse) GetJSON403() *Error {
 	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListTagsResponse) GetJSON429() *TooManyRequests {
+func (r ListTagsResponse) GetJSON429() *Error {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListTagsResponse) GetJSON500() *InternalError {
+func (r ListTagsResponse) GetJSON500() *Error {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListTagsResponse) GetJSON503() *Unavailable {
+func (r ListTagsResponse) GetJSON503() *Error {
 	return r.JSON503
 }
 
@@ -9341,6 +9526,17 @@ func (r ListTagsResponse) ContentType() string {
 // ListTagsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListTagsHead
 type ListTagsHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
+	XRateLimitLimit          int64
+	XRateLimitRemaining      int64
+	XRateLimitReset          int64
+	XRequestID               string
+}
+
+// ListTagsHeadResponse304Headers the declared response headers of an HTTP 304 response for ListTagsHead
+type ListTagsHeadResponse304Headers struct {
+	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -9350,6 +9546,7 @@ type ListTagsHeadResponse200Headers struct {
 // ListTagsHeadResponse401Headers the declared response headers of an HTTP 401 response for ListTagsHead
 type ListTagsHeadResponse401Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9360,6 +9557,7 @@ type ListTagsHeadResponse401Headers struct {
 // ListTagsHeadResponse403Headers the declared response headers of an HTTP 403 response for ListTagsHead
 type ListTagsHeadResponse403Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	WWWAuthenticate          string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9370,6 +9568,7 @@ type ListTagsHeadResponse403Headers struct {
 // ListTagsHeadResponse429Headers the declared response headers of an HTTP 429 response for ListTagsHead
 type ListTagsHeadResponse429Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	RetryAfter               int64
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9380,6 +9579,7 @@ type ListTagsHeadResponse429Headers struct {
 // ListTagsHeadResponse500Headers the declared response headers of an HTTP 500 response for ListTagsHead
 type ListTagsHeadResponse500Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -9389,6 +9589,7 @@ type ListTagsHeadResponse500Headers struct {
 // ListTagsHeadResponse503Headers the declared response headers of an HTTP 503 response for ListTagsHead
 type ListTagsHeadResponse503Headers struct {
 	AccessControlAllowOrigin *string
+	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
 	XRateLimitReset          int64
@@ -9400,6 +9601,8 @@ type ListTagsHeadResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTagsHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListTagsHeadResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListTagsHeadResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -11355,8 +11558,8 @@ func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, order
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /tags (the `ListTags` operationId).
-func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsResponse, error) {
-	rsp, err := c.ListTags(ctx, reqEditors...)
+func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, params *ListTagsParams, reqEditors ...RequestEditorFn) (*ListTagsResponse, error) {
+	rsp, err := c.ListTags(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11372,8 +11575,8 @@ func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, reqEdito
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with HEAD /tags (the `ListTagsHead` operationId).
-func (c *ClientWithResponses) ListTagsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTagsHeadResponse, error) {
-	rsp, err := c.ListTagsHead(ctx, reqEditors...)
+func (c *ClientWithResponses) ListTagsHeadWithResponse(ctx context.Context, params *ListTagsHeadParams, reqEditors ...RequestEditorFn) (*ListTagsHeadResponse, error) {
+	rsp, err := c.ListTagsHead(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -22443,36 +22646,39 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Unauthorized
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Forbidden
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest InternalError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22489,6 +22695,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -22519,6 +22732,51 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListTagsResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListTagsResponse401Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -22527,6 +22785,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22573,6 +22838,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22617,6 +22889,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
@@ -22663,6 +22942,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -22700,6 +22986,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
@@ -22758,6 +23051,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -22787,6 +23087,51 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListTagsHeadResponse304Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListTagsHeadResponse401Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -22795,6 +23140,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
@@ -22841,6 +23193,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22885,6 +23244,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
@@ -22931,6 +23297,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
@@ -22968,6 +23341,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int64
