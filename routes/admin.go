@@ -38,6 +38,7 @@ type admin struct {
 	log      *slog.Logger
 	staff    *models.StaffStore
 	pets     *models.PetStore
+	photos   Photos
 	cats     *models.CategoryStore
 	orders   *models.OrderStore
 	keys     *models.APIKeyStore
@@ -80,6 +81,7 @@ func newAdmin(d Deps) *admin {
 		log:      d.Log,
 		staff:    d.Staff,
 		pets:     d.Pets,
+		photos:   d.Photos,
 		cats:     d.Categories,
 		orders:   d.Orders,
 		keys:     d.Keys,

@@ -34,7 +34,8 @@ func (a *admin) categorySuggestions(c *fiber.Ctx) ([]string, map[int64]string, e
 
 func petRow(p *models.Pet, categories map[int64]string) views.PetRow {
 	return views.PetRow{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Category: categories[p.CategoryID],
-		Status: string(p.Status), Description: p.Description, Tags: p.Tags.List(), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Deleted: p.DeletedAt.Valid}
+		Status: string(p.Status), Description: p.Description, Tags: p.Tags.List(), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Deleted: p.DeletedAt.Valid,
+		Photos: photoViews(p.Photos)}
 }
 
 // petColumns are the pets table's sortable columns; it is sorted by id by default.

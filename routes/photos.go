@@ -48,10 +48,11 @@ type photoUpload struct {
 	SHA256      string `json:"sha256"`
 }
 
-// isPhotoUpload reports whether the request is addPetPhoto's, whose body may be an image of up to
-// media.MaxUploadBytes rather than MaxBodyBytes of JSON.
+// isPhotoUpload reports whether the request is addPetPhoto's (or the admin pages' upload), whose
+// body may be an image of up to media.MaxUploadBytes rather than MaxBodyBytes.
 func isPhotoUpload(c *fiber.Ctx) bool {
-	return c.Method() == fiber.MethodPost && strings.HasPrefix(c.Path(), "/v1/pets/") && strings.HasSuffix(c.Path(), "/photos")
+	return c.Method() == fiber.MethodPost && (strings.HasPrefix(c.Path(), "/v1/pets/") || strings.HasPrefix(c.Path(), "/admin/pets/")) &&
+		strings.HasSuffix(c.Path(), "/photos")
 }
 
 // addPetPhoto godoc

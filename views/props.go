@@ -197,3 +197,20 @@ func sortMark(sort string) string {
 
 // Param is one parameter of a query string.
 type Param struct{ Name, Value string }
+
+// thumbWidth and thumbHeight are a photo's thumbnail size (400 pixels on its long side at most),
+// so the page keeps its place while thumbnails load.
+func thumbWidth(ph PhotoView) int { w, _ := thumbSize(ph); return w }
+
+func thumbHeight(ph PhotoView) int { _, h := thumbSize(ph); return h }
+
+func thumbSize(ph PhotoView) (int, int) {
+	const side = 160
+	if ph.Width <= 0 || ph.Height <= 0 {
+		return side, side
+	}
+	if ph.Width >= ph.Height {
+		return side, max(1, ph.Height*side/ph.Width)
+	}
+	return max(1, ph.Width*side/ph.Height), side
+}
