@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"gorm.io/gorm"
@@ -186,7 +187,13 @@ func (s *PetStore) Tags(ctx context.Context) ([]TagCount, error) {
 // read through the primary key costs the same at any size; Tags, exact, reads every pet (200 to
 // 300 ms a page at a million pets).
 func (s *PetStore) TagSuggestions(ctx context.Context) ([]string, error) {
-	counts, err := s.tagCounts(ctx, "pets.id > (SELECT MAX(id) FROM pets) - ?", estimateSample)
+	// The bound is read first: given as a subquery, PostgreSQL plans for a third of the table and
+	// starts parallel workers (20 to 130 ms at a million pets), where a number plans a range.
+	var newest sql.NullInt64
+	if err := laggingRead(ctx, s.db).WithContext(ctx).Raw("SELECT MAX(id) FROM pets").Row().Scan(&newest); err != nil {
+		return nil, storeError(err, "")
+	}
+	counts, err := s.tagCounts(ctx, "pets.id > ?", newest.Int64-estimateSample)
 	names := make([]string, len(counts))
 	for i, t := range counts {
 		names[i] = t.Name
