@@ -59,7 +59,7 @@ var seedCommand = command{
 			if err != nil {
 				return fmt.Errorf("seed: %w", err)
 			}
-			photos, err := seedPhotos(e.ctx, db, OpenMedia(e.cfg, e.log))
+			photos, err := seedPhotos(models.WithMediaBase(e.ctx, mediaBase(e.cfg)), db, OpenMedia(e.cfg, e.log))
 			if err != nil {
 				return fmt.Errorf("seed photos: %w", err)
 			}

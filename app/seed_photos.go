@@ -100,3 +100,16 @@ func drawPet(n int) image.Image {
 	ellipse(560+shift, 295, 16, 11, dark) // nose
 	return img
 }
+
+// mediaBase is where the photos are served from as the configuration says, for what the command
+// line records (events): PETSTORE_MEDIA_URL, else /media/ under PETSTORE_PUBLIC_URL; empty leaves
+// the URLs relative, as no address is known.
+func mediaBase(cfg Config) string {
+	switch {
+	case cfg.MediaURL != "":
+		return cfg.MediaURL + "/"
+	case cfg.PublicURL != "":
+		return cfg.PublicURL + "/media/"
+	}
+	return ""
+}

@@ -52,7 +52,11 @@ type PhotoResponse struct {
 
 // Response is the photo as the API returns it.
 func (p *Photo) Response() PhotoResponse {
-	return PhotoResponse{ID: p.ID, URL: p.base + p.Key, ThumbnailURL: p.base + p.ThumbKey,
+	base := p.base
+	if base == "" { // read outside a request (the command line) with no address configured
+		base = "/media/"
+	}
+	return PhotoResponse{ID: p.ID, URL: base + p.Key, ThumbnailURL: base + p.ThumbKey,
 		Width: p.Width, Height: p.Height, ContentType: p.ContentType, CreatedAt: p.CreatedAt.UTC()}
 }
 
