@@ -123,7 +123,7 @@ func TestStaffSortSearchWorkInBulkAndExportInABrowser(t *testing.T) {
 		t.Fatalf("export: %+v", got)
 	}
 	lines := strings.Split(strings.TrimSpace(got.Body), "\r\n")
-	if len(lines) != 6 || lines[0] != "id,name,category,status,description,tags,created,updated,deleted" || !strings.HasPrefix(lines[1], "2,Bella,Cats,sold,") {
+	if len(lines) != 6 || lines[0] != "id,name,category,status,description,tags,cover,created,updated,deleted" || !strings.HasPrefix(lines[1], "2,Bella,Cats,sold,") {
 		t.Fatalf("the sold pets as CSV: %q", lines)
 	}
 

@@ -298,13 +298,13 @@ func TestCSVExportsAreTheWholeFilteredListInTheTablesOrderAndRunNothing(t *testi
 			t.Fatalf("the export link is %q", href)
 		}
 		rows := readCSV(t, b, href, "pets")
-		if strings.Join(rows[0], ",") != "id,name,category,status,description,tags,created,updated,deleted" || len(rows) != 6 {
+		if strings.Join(rows[0], ",") != "id,name,category,status,description,tags,cover,created,updated,deleted" || len(rows) != 6 {
 			t.Fatalf("pets of category 2: %q", rows)
 		}
 		var names []string
 		for _, r := range rows[1:] {
 			names = append(names, r[1])
-			if r[2] != "Cats" || r[3] != "available" || r[8] != "" {
+			if r[2] != "Cats" || r[3] != "available" || r[9] != "" {
 				t.Errorf("row %q: want category Cats, available, not deleted", r)
 			}
 		}

@@ -73,6 +73,15 @@ func TestStaffUploadSeveralPhotosMakeACoverAndDeleteOneOnThePetsPage(t *testing.
 			t.Fatalf("thumbnail alt %q", alt)
 		}
 
+		list := b.Get(t, "/admin/pets")
+		if cover := list.TestID("pet-cover"); cover.Length() != 1 || cover.AttrOr("src", "") != src {
+			t.Fatalf("the pets list shows %d covers (src %q), want the thumbnail %s", cover.Length(), cover.AttrOr("src", ""), src)
+		}
+		rows := readCSV(t, b, "/admin/pets?format=csv", "pets")
+		if len(rows) != 2 || rows[0][6] != "cover" || rows[1][6] != photos[0].URL {
+			t.Fatalf("the CSV: %q, want the cover's URL %s", rows, photos[0].URL)
+		}
+
 		res = b.Post(t, fmt.Sprintf("%s/photos/%d/cover", petPage, photos[1].ID), url.Values{})
 		if got := petPhotos(t, s, p.ID); res.StatusCode != http.StatusSeeOther || got[0].ID != photos[1].ID {
 			t.Fatalf("make cover: %d, photos %+v; want %d first", res.StatusCode, got, photos[1].ID)

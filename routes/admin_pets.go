@@ -158,7 +158,7 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 
 // exportPets streams the filtered pets, in the table's order, as CSV.
 func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
-	header := []string{"id", "name", "category", "status", "description", "tags", "created", "updated", "deleted"}
+	header := []string{"id", "name", "category", "status", "description", "tags", "cover", "created", "updated", "deleted"}
 	return a.exportCSV(c, "pets", header, func(ctx context.Context, rows csvRows) error {
 		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
 			return a.pets.List(ctx, f, pg)
@@ -170,7 +170,7 @@ func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, c
 					deleted = &p.DeletedAt.Time
 				}
 				err := rows.Row(strconv.FormatInt(p.ID, 10), p.Name, categories[p.CategoryID], string(p.Status),
-					p.Description, strings.Join(p.Tags, " "), rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
+					p.Description, strings.Join(p.Tags, " "), coverURL(p), rows.Time(&p.CreatedAt), rows.Time(&p.UpdatedAt), rows.Time(deleted))
 				if err != nil {
 					return err
 				}
@@ -481,4 +481,12 @@ func (a *admin) restorePet(c *fiber.Ctx) error {
 		return err
 	}
 	return a.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is back in the catalogue.")
+}
+
+// coverURL is the absolute URL of a pet's cover photo, as the API gives it; "" without one.
+func coverURL(p *models.Pet) string {
+	if len(p.Photos) == 0 {
+		return ""
+	}
+	return p.Photos[0].Response().URL
 }
