@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -55,7 +56,9 @@ func serveMedia(store media.Store) fiber.Handler {
 			c.Response().SkipBody = true
 			return nil
 		}
-		body, err := store.Get(ctx, key, off, n)
+		// The body is read while the answer is written, after the handler has returned and the
+		// request's deadline (withDeadline) was cancelled: the server's write timeout bounds it.
+		body, err := store.Get(context.WithoutCancel(ctx), key, off, n)
 		if errors.Is(err, media.ErrNotFound) {
 			return fiber.ErrNotFound
 		}
