@@ -386,15 +386,15 @@ func TestEveryV1ResponseCarriesTheRateLimitHeadersAndNothingElseDoes(t *testing.
 	wantError(t, s.As("").Invalid().Do(t, req), http.StatusUnauthorized, "missing_api_key", "")
 	// A body over what the HTTP server reads at all is refused from its Content-Length, before
 	// any middleware; the error handler still runs the gate, so the answer is counted alike.
-	huge := "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n"
+	huge := "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n"
 	res := s.Raw(t, huge+"Authorization: Bearer "+s.APIKey+"\r\n\r\n")
 	if code, _ := res.ErrorBody(t); res.StatusCode != http.StatusRequestEntityTooLarge || code != "payload_too_large" {
-		t.Fatalf("a 5 MB body: %d %s, want 413 payload_too_large", res.StatusCode, res.Body)
+		t.Fatalf("a 50 MB body: %d %s, want 413 payload_too_large", res.StatusCode, res.Body)
 	}
 	wantRateLimit(t, res, apptest.DefaultKeyLimit, apptest.DefaultKeyLimit-len(requests)-1, testMinuteEnd)
 	res = s.Raw(t, huge+"\r\n")
 	if code, _ := res.ErrorBody(t); res.StatusCode != http.StatusUnauthorized || code != "missing_api_key" {
-		t.Fatalf("a 5 MB body without a key: %d %s, want 401 missing_api_key", res.StatusCode, res.Body)
+		t.Fatalf("a 50 MB body without a key: %d %s, want 401 missing_api_key", res.StatusCode, res.Body)
 	}
 	for _, path := range []string{"/healthz", "/readyz", "/no-such-page"} {
 		if res := s.Get(t, path); res.Header.Get("X-RateLimit-Limit") != "" {
