@@ -221,7 +221,7 @@ func TestStaffWorkThroughTheAdminPagesInABrowser(t *testing.T) {
 	c.fill("#q", "e")
 	c.fill("#f-category", "1")
 	c.submit(`[data-testid="pet-filters"] button[type="submit"]`)
-	if loc := c.location(); loc != "/admin/pets?q=e&status=available&category=1&show=&sort=" {
+	if loc := c.location(); loc != "/admin/pets?q=e&tag=&status=available&category=1&show=&sort=" {
 		t.Fatalf("filtered view at %s", loc)
 	}
 	if got := c.text(`[data-testid="pet-name"]`); got != "Rex" || c.count(`[data-testid="pet-row"]`) != 1 {

@@ -79,7 +79,7 @@ func TestStaffSortSearchWorkInBulkAndExportInABrowser(t *testing.T) {
 	}
 	c.fill("#q", "foster 1")
 	c.submit(`[data-testid="pet-filters"] button[type="submit"]`)
-	if loc := c.location(); loc != "/admin/pets?q=foster+1&status=&category=&show=&sort=-name" {
+	if loc := c.location(); loc != "/admin/pets?q=foster+1&tag=&status=&category=&show=&sort=-name" {
 		t.Fatalf("the search's address is %s", loc)
 	}
 	if got := c.text(`[data-testid="pager-summary"]`); got != "1–10 of 10 pets" || c.text(`[data-testid="pet-name"]`) != "Foster 19" {

@@ -103,13 +103,13 @@ func TestMigrateSaysWhatItDid(t *testing.T) {
 		env = cliEnv(cfg)
 		out := runOK(t, env, "migrate")
 		// The word search's index is a table of its own on SQLite (FTS5), an index on PostgreSQL.
-		searchIndexes := "pets_search"
+		searchColumns, searchIndexes := "", "pets_search"
 		if store == testenv.Postgres {
-			searchIndexes = "idx_pets_search, idx_pets_tags"
+			searchColumns, searchIndexes = ", pets.search_vector", "idx_pets_search_vector, idx_pets_tags"
 		}
 		for _, want := range []string{
 			"added the tables clients, audit_entries, events, webhook_endpoints, delivery_attempts, photos\n",
-			"added the columns pets.description, pets.tags, pets.deleted_at, api_keys.client_id, api_keys.scopes, api_keys.unbans, orders.client_id, staffs.must_change_password, staffs.password_changed_at\n",
+			"added the columns pets.description, pets.tags, pets.deleted_at, api_keys.client_id, api_keys.scopes, api_keys.unbans, orders.client_id, staffs.must_change_password, staffs.password_changed_at" + searchColumns + "\n",
 			"added the indexes idx_pets_live_status_id, idx_pets_live_category_id, idx_pets_deleted_id, idx_pets_name_id, " +
 				"idx_pets_updated_at_id, idx_pets_deleted_name_id, idx_pets_deleted_status_id, idx_pets_deleted_updated_at_id, " +
 				"idx_api_keys_client_id, idx_orders_client_id_id, idx_orders_created_at_id, idx_orders_ship_date_id, " +

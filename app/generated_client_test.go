@@ -116,10 +116,13 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 			{"createPet", func(t *testing.T) {
 				key := "client-test-pet"
 				params := &apiclient.CreatePetParams{IdempotencyKey: &key}
-				res, err := c.CreatePetWithResponse(ctx, params, apiclient.NewPet{Name: "Rex", CategoryId: 1})
+				res, err := c.CreatePetWithResponse(ctx, params, apiclient.NewPet{Name: "Rex", CategoryId: 1, Tags: &[]string{"puppy", "Calm"}})
 				pet = *decoded(t, res, err, 201).JSON201
 				if pet.Name != "Rex" || pet.Status != apiclient.PetStatusAvailable || pet.CreatedAt == nil || res.Headers201.Location == nil {
 					t.Fatalf("pet %+v, headers %+v: want Rex, available, with createdAt and a Location", pet, res.Headers201)
+				}
+				if !slices.Equal(pet.Tags, []string{"calm", "puppy"}) {
+					t.Fatalf("Rex's tags %q, want calm and puppy, lower-cased and sorted", pet.Tags)
 				}
 				res, err = c.CreatePetWithResponse(ctx, params, apiclient.NewPet{Name: "Max", CategoryId: 1})
 				anError(t, decoded(t, res, err, 422).JSON422, apiclient.ErrorCodeIdempotencyKeyReused, 422)
@@ -304,6 +307,23 @@ func TestAClientGeneratedFromTheDocumentCallsEveryOperation(t *testing.T) {
 				}
 				res, err = anon.GetInventoryWithResponse(ctx)
 				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listTags", func(t *testing.T) {
+				res, err := c.ListTagsWithResponse(ctx, nil)
+				tags := *decoded(t, res, err, 200).JSON200
+				if want := []apiclient.TagCount{{Name: "calm", Count: 1}, {Name: "puppy", Count: 1}}; !slices.Equal(tags, want) {
+					t.Fatalf("tags %+v, want %+v (Rex's)", tags, want)
+				}
+				res, err = anon.ListTagsWithResponse(ctx, nil)
+				anError(t, decoded(t, res, err, 401).JSON401, apiclient.ErrorCodeMissingApiKey, 401)
+			}},
+			{"listTagsHead", func(t *testing.T) {
+				res, err := c.ListTagsHeadWithResponse(ctx, nil)
+				if h := decoded(t, res, err, 200).Headers200; h == nil || h.ETag == nil || len(res.Body) != 0 {
+					t.Fatalf("headers %+v, body %q: want an ETag and no body", h, res.Body)
+				}
+				res, err = anon.ListTagsHeadWithResponse(ctx, nil)
+				decoded(t, res, err, 401)
 			}},
 			{"getInventoryHead", func(t *testing.T) {
 				res, err := c.GetInventoryHeadWithResponse(ctx)

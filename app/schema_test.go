@@ -10,6 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"io"
 	"net/http"
 	"net/url"
@@ -205,9 +209,24 @@ func genValid(rt *rapid.T, w world, o docOperation) *genRequest {
 		if mt := rb.Value.Content.Get("application/json"); mt != nil {
 			r.body, _ = json.Marshal(genValue(rt, w, mt.Schema.Value, "body"))
 			r.contentType = "application/json"
+		} else if rb.Value.Content.Get("image/png") != nil {
+			// An upload is the image itself: any bytes fit its binary schema, and only an image
+			// of its type is a valid request.
+			r.body, r.contentType = genPNG(rt), "image/png"
 		}
 	}
 	return r
+}
+
+// genPNG draws a small PNG image of one colour.
+func genPNG(rt *rapid.T) []byte {
+	img := image.NewGray(image.Rect(0, 0, rapid.IntRange(1, 64).Draw(rt, "width"), rapid.IntRange(1, 64).Draw(rt, "height")))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.Gray{Y: uint8(rapid.IntRange(0, 255).Draw(rt, "grey"))}), image.Point{}, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		rt.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // genBroken draws a request that breaks the document in one place.
@@ -270,7 +289,12 @@ func genBroken(rt *rapid.T, w world, o docOperation) *genRequest {
 				breakage{param.Name + " empty", func() { r.query.Set(param.Name, "") }})
 		}
 	}
-	if rb := o.op.RequestBody; rb != nil && r.contentType != "" {
+	if r.contentType == "image/png" {
+		ways = append(ways,
+			breakage{"an image cut short", func() { r.body = r.body[:len(r.body)/2] }},
+			breakage{"an image of a type the upload does not take", func() { r.contentType = "image/gif" }})
+	}
+	if rb := o.op.RequestBody; rb != nil && r.contentType == "application/json" {
 		s := rb.Value.Content.Get("application/json").Schema.Value
 		var obj map[string]any
 		_ = json.Unmarshal(r.body, &obj)

@@ -467,7 +467,7 @@ for tool in $TOOLS; do
   done
 done
 check "deep page vs first page (time)" "$deep_ratio" '<=' 1.2
-# "The same order of time" (DECISIONS.md, release 1.2.0): within ten times the unfiltered page's.
+# "The same order of time" (docs/design.md, "Release 1.2.0: what it adds"): within ten times the unfiltered page's.
 check "two-word search's first page vs the list's (time)" "$search_ratio" '<' 10
 check "peak memory of the service (MB)" "$peak" '<' 150
 check "time to ready, slowest of three (ms)" "$max_ready" '<' 1000

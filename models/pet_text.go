@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of a pet's description and tags (DECISIONS.md, release 1.2.0).
+// Limits of a pet's description and tags (docs/design.md, "Descriptions and tags").
 const (
 	MaxDescriptionLength = 2000
 	MaxTags              = 10

@@ -20,7 +20,7 @@ import (
 	_ "golang.org/x/image/webp"
 )
 
-// The limits of an upload (DECISIONS.md, "Photos").
+// The limits of an upload (docs/design.md, "Photos").
 const (
 	MaxUploadBytes = 10 << 20
 	MaxPixels      = 40_000_000
