@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -100,4 +101,23 @@ func TestAKillDuringUploadsLeavesNoPhotoWithoutItsImages(t *testing.T) {
 		}
 	}
 	t.Logf("%d uploads answered 201 before the kill; %d photos stored", len(answered), len(rows))
+}
+
+// A photos' store that does not answer leaves the instance ready, serving the catalogue, and
+// /readyz says so without naming the folder or bucket.
+func TestReadinessSaysWhenThePhotosStoreDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	cfg := apptest.Config(t, testenv.SQLite)
+	if res := apptest.New(t, cfg).Get(t, "/readyz"); res.StatusCode != http.StatusOK || !strings.Contains(string(res.Body), `"media":"ok"`) {
+		t.Fatalf("/readyz with its media folder: %d %s", res.StatusCode, res.Body)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.MediaDir = filepath.Join(file, "media") // under a file: no folder can be there
+	res := apptest.New(t, cfg).Get(t, "/readyz")
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(res.Body), `"media":"degraded: the photos' store does not answer`) || strings.Contains(string(res.Body), file) {
+		t.Fatalf("/readyz with its media folder under a file: %d %s, want 200 with media degraded", res.StatusCode, res.Body)
+	}
 }

@@ -110,6 +110,14 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 			return nil
 		},
 		"replicas": d.ReplicasReady,
+		// The catalogue is served without its photos' store, so its loss degrades the instance
+		// rather than taking it out of the load balancer; the reason names no path or bucket.
+		"media": func(ctx context.Context) error {
+			if d.Photos.Media == nil || d.Photos.Media.Ready(ctx) == nil {
+				return nil
+			}
+			return Degraded{Reason: "the photos' store does not answer: uploads and /media fail"}
+		},
 	}))
 
 	// Answers of 1 KiB or more are compressed on /v1 and /docs, never on the admin pages: they
