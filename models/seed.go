@@ -211,7 +211,7 @@ func planSeed(rng *rand.Rand, cats []Category, nPets, nOrders int, now time.Time
 	}
 	// Words of their own generator, so that the draws above stay what they were before pets had
 	// descriptions and tags.
-	words := rand.New(rand.NewPCG(uint64(nPets), 27)) // #nosec G404 -- demo data, not a secret
+	words := rand.New(rand.NewPCG(uint64(nPets), 27)) // #nosec G404 G115 -- demo data, not a secret; a count is never negative
 	for i := range p.pets {
 		p.pets[i].Description, p.pets[i].Tags = seedText(words, cats, p.pets[i].CategoryID)
 	}

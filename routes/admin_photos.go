@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"io"
 	"strconv"
 
@@ -36,6 +37,9 @@ func (a *admin) addPetPhotos(c *fiber.Ctx) error {
 		return models.FieldError("photos", "choose one or more photos to upload")
 	}
 	actor := models.StaffActor(currentStaff(c).Username)
+	// As in the API's upload, the request's database deadline does not bound the decoding and
+	// storing of several images: each photo's transaction gets a deadline of its own after them.
+	work := context.WithoutCancel(c.UserContext())
 	for n, fh := range files {
 		mt := fh.Header.Get(fiber.HeaderContentType)
 		if _, ok := media.UploadTypes[mt]; !ok {
@@ -53,12 +57,14 @@ func (a *admin) addPetPhotos(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		img, err := a.photos.store(c.UserContext(), body, mt)
+		img, err := a.photos.store(work, body, mt)
 		if err != nil {
 			return err
 		}
-		_, err = a.photos.Rows.Add(c.UserContext(), id, models.NewPhoto{Key: img.Full.Key, ThumbKey: img.Thumb.Key, ContentType: img.Full.ContentType,
+		ctx, cancel := context.WithTimeout(work, a.photos.DBTimeout)
+		_, err = a.photos.Rows.Add(ctx, id, models.NewPhoto{Key: img.Full.Key, ThumbKey: img.Thumb.Key, ContentType: img.Full.ContentType,
 			Width: img.Full.Width, Height: img.Full.Height}, actor, nil)
+		cancel()
 		if err != nil {
 			if n > 0 && formRefusal(err) {
 				return a.redirectWithFlash(c, petURL(id, petsBack(c)), strconv.Itoa(n)+" photos added; "+err.Error())

@@ -178,7 +178,7 @@ func randomHex(n int) string {
 const (
 	DefaultS3URL       = "http://127.0.0.1:9000"
 	DefaultS3AccessKey = "petstore-test"
-	DefaultS3SecretKey = "petstore-test-secret"
+	DefaultS3SecretKey = "petstore-test-secret" // #nosec G101 -- a loopback test server's, which .ci/run starts with it
 )
 
 // S3 is a bucket of the test's own on the test S3 server.
