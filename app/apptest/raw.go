@@ -53,6 +53,15 @@ func (s *Server) Raw(tb testing.TB, raw string) *Response {
 // cap), which the document does not list.
 func (s *Server) DoUnchecked(tb testing.TB, req *http.Request) *Response {
 	tb.Helper()
+	res, err := s.exchange(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	return res
+}
+
+// exchange sends req with the server's headers and reads the whole answer.
+func (s *Server) exchange(req *http.Request) (*Response, error) {
 	for k, vs := range s.Headers {
 		if req.Header.Get(k) == "" {
 			req.Header[k] = vs
@@ -60,12 +69,24 @@ func (s *Server) DoUnchecked(tb testing.TB, req *http.Request) *Response {
 	}
 	res, err := http.DefaultClient.Do(req) // #nosec G704 -- the test's own server, on loopback
 	if err != nil {
-		tb.Fatalf("%s %s: %v", req.Method, req.URL, err)
+		return nil, err
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
-	return &Response{Response: res, Body: body}
+	return &Response{Response: res, Body: body}, nil
+}
+
+// OverHeaderCap reports whether req's request line and headers may pass the server's cap on
+// them (PETSTORE_MAX_HEADER_BYTES), which the server refuses with 431 before any route runs.
+func (s *Server) OverHeaderCap(req *http.Request) bool {
+	n := len(req.Method) + len(req.URL.RequestURI()) + len(req.Host) + 64 // the request and Host lines
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n > s.Cfg.MaxHeaderBytes
 }
