@@ -25,7 +25,7 @@ func storeError(err error, notFound string) error {
 	case errors.Is(err, gorm.ErrRecordNotFound) && notFound != "":
 		return &Error{Code: ENotFound, Message: notFound}
 	case isUnavailable(err):
-		return &Error{Code: EUnavailable, Message: "The database is unavailable; try again shortly."}
+		return &Error{Code: EUnavailable, Message: "The database is unavailable; try again shortly.", cause: err}
 	}
 	return err
 }

@@ -37,9 +37,14 @@ type Error struct {
 	// Fields holds one error per field when several fields are wrong at once (forms show each
 	// beside its field); Message then joins their messages.
 	Fields []*Error
+	// cause is the database's error behind an unavailable, for a caller that tells a statement
+	// timeout it set from an outage (see withinBudget).
+	cause error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func (e *Error) Unwrap() error { return e.cause }
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {

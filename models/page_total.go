@@ -117,7 +117,7 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 			append(append([]any(nil), args...), from)...).Scan(&rows).Error
 	}
 	// One statement of counting either way, in the span's transaction.
-	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
+	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
 		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
 			return err
 		}
@@ -135,7 +135,7 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 	}
 	if timedOut && exact {
 		exact, rows = false, nil
-		if timedOut, err = withinBudget(ctx, db, func(tx *gorm.DB) error { return read(tx, hi.Int64-estimateSample) }); err != nil || timedOut {
+		if timedOut, err = withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error { return read(tx, hi.Int64-estimateSample) }); err != nil || timedOut {
 			return counts, false, storeError(err, "")
 		}
 	}
@@ -156,7 +156,7 @@ func idSpan(tx *gorm.DB, table string, lo, hi *sql.NullInt64) error {
 // stopped at countCap (N is then countCap+1) or at countBudget (N is then 0).
 func countRows(ctx context.Context, db *gorm.DB, table string, where []string, args []any, segs segments) (Total, error) {
 	var n int64
-	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
+	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
 		for _, s := range segs.s[:segs.n] {
 			query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + table
 			if conds := append(where, s.where...); len(conds) > 0 {
@@ -185,7 +185,7 @@ func countRows(ctx context.Context, db *gorm.DB, table string, where []string, a
 func estimateRows(ctx context.Context, db *gorm.DB, table string, where []string, args []any, atLeast int64) (Total, error) {
 	var lo, hi sql.NullInt64
 	var matches int64
-	timedOut, err := withinBudget(ctx, db, func(tx *gorm.DB) error {
+	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
 		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
 			return err
 		}
@@ -200,10 +200,8 @@ func estimateRows(ctx context.Context, db *gorm.DB, table string, where []string
 	return Total{N: max(n, atLeast)}, nil
 }
 
-// withinBudget runs read with ctx's count budget of database time; timedOut says it was cut
-// short.
-func withinBudget(ctx context.Context, db *gorm.DB, read func(*gorm.DB) error) (timedOut bool, err error) {
-	budget := countBudget(ctx)
+// withinBudget runs read with budget of database time; timedOut says it was cut short.
+func withinBudget(ctx context.Context, db *gorm.DB, budget time.Duration, read func(*gorm.DB) error) (timedOut bool, err error) {
 	if db.Dialector.Name() == "postgres" {
 		// A statement timeout ends the statement and keeps the connection, which a cancelled
 		// context would close.

@@ -227,8 +227,7 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	}
 	db := laggingRead(ctx, s.db)
 	where, args = tagsCondition(db, f.Tags, where, args)
-	where, args = searchCondition(db, f.Words, where, args)
-	list, err := pets.list(ctx, db, where, args, page)
+	list, err := searchList(ctx, db, f.Words, where, args, page)
 	if err != nil {
 		return list, err
 	}
