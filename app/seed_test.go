@@ -21,7 +21,9 @@ func TestSeedFillsEveryCategoryAndStatusConsistentlyAndIsSafeToRunTwice(t *testi
 	t.Parallel()
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		cfg := apptest.Config(t, store)
-		env := map[string]string{"PETSTORE_LOG_LEVEL": "warn", "PETSTORE_DB_PATH": cfg.DBPath, "DATABASE_URL": cfg.DatabaseURL}
+		// The photos' folder too: on PostgreSQL it defaults to the working directory, the source tree.
+		env := map[string]string{"PETSTORE_LOG_LEVEL": "warn", "PETSTORE_DB_PATH": cfg.DBPath, "DATABASE_URL": cfg.DatabaseURL,
+			"PETSTORE_MEDIA_DIR": cfg.MediaDir}
 		for i := range 2 {
 			out, stderr, err := run(t, env, "seed", "--pets", "300", "--orders", "120")
 			if err != nil {
