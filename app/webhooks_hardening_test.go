@@ -205,18 +205,20 @@ func startDeliveries(t *testing.T, s *apptest.Server, o app.DeliveryOptions) {
 }
 
 // A client whose receiver never answers holds at most its share of the delivery workers (4 per
-// endpoint, 8 per client): while 24 of its deliveries hang, another client's deliveries arrive
-// within a second of the time they take when nothing hangs (measured first, on the same server:
-// the shared machine's load alone can take most of a second).
+// endpoint, 8 per client): while 24 of its deliveries hang, every one of another client's
+// deliveries arrives before any hanging attempt has ended, so none waited for a worker the
+// hanging endpoint held. The attempts hang for 19 s (the longest a job allows is 20): the test
+// asserts an order of events, not a time, and the log gives the latencies beside those alone.
 func TestOneClientsHangingEndpointDoesNotDelayAnotherClientsDeliveries(t *testing.T) {
 	t.Parallel() // its own servers and receivers
 	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
 		s := apptest.New(t, webhookConfig(t, store))
 		release := make(chan struct{})
-		var hung atomic.Int32
+		var hung, ended atomic.Int32
 		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.ReadAll(r.Body) // the server notices a closed connection once the body is read
 			hung.Add(1)
+			defer ended.Add(1)
 			select {
 			case <-release:
 			case <-r.Context().Done():
@@ -224,7 +226,7 @@ func TestOneClientsHangingEndpointDoesNotDelayAnotherClientsDeliveries(t *testin
 		}))
 		t.Cleanup(slow.Close)
 		fast := apptest.NewReceiver(t)
-		startDeliveries(t, s, app.DeliveryOptions{})
+		startDeliveries(t, s, app.DeliveryOptions{AttemptTimeout: 19 * time.Second})
 		t.Cleanup(func() { close(release) }) // before the deliveries stop: they wait for the attempts under way
 
 		_, other := keyFor(t, s, "another shop", 0)
@@ -245,9 +247,10 @@ func TestOneClientsHangingEndpointDoesNotDelayAnotherClientsDeliveries(t *testin
 		alone := worst(0)
 		addEndpoint(t, s, slow.URL+"/hook", "pet.created")
 		beside := worst(1)
-		// Held behind the hanging attempts, they would wait out their 10 s timeouts.
-		if beside > alone+5*time.Second {
-			t.Fatalf("beside a hanging endpoint the other client's deliveries took up to %s after their events, alone %s: want well under the 10 s a hanging attempt holds its worker", beside, alone)
+		t.Logf("the other client's deliveries took up to %s after their events beside the hanging endpoint, %s alone", beside, alone)
+		// Held behind the hanging attempts, they would have waited for one of them to end.
+		if n := ended.Load(); n != 0 {
+			t.Fatalf("%d hanging attempts had ended before the other client's deliveries all arrived: they waited for the hanging endpoint's workers", n)
 		}
 		if n := hung.Load(); n < 1 || n > 4 {
 			t.Fatalf("%d attempts hang at the slow endpoint at once, want 1 to 4", n)
