@@ -163,12 +163,10 @@ func (s *PetStore) Delete(ctx context.Context, id int64, actor string, match Mat
 func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, error) {
 	var p Pet
 	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Unscoped().Clauses(forUpdate).Take(&p, id).Error; err != nil {
+		if err := withPhotos(tx.Unscoped().Clauses(forUpdate)).Take(&p, id).Error; err != nil {
 			return storeError(err, petNotFound(id))
 		}
-		if err := withPhotos(tx, &p); err != nil {
-			return err
-		}
+		setMediaBase(tx.Statement.Context, &p)
 		if !p.DeletedAt.Valid {
 			return nil
 		}

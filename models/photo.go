@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -83,30 +85,87 @@ func MediaBase(ctx context.Context) string {
 	return b
 }
 
-// withPhotos loads the photos of pets in one query, in display order.
-func withPhotos(db *gorm.DB, pets ...*Pet) error {
-	if len(pets) == 0 {
+// Photos are a pet's photos in display order. A read of pets that names photosColumn fills them
+// in the same statement: a page of pets with its photos is one query, on both stores.
+type Photos []Photo
+
+// photosColumn is the select-list expression that reads each pet's photos with it, as a JSON
+// array of photoRow in display order (NULL or [] when it has none). The JSON is only how the
+// statement carries the rows to Scan; the API's shape is PhotoResponse's alone.
+func photosColumn(db *gorm.DB) string {
+	fields := "'id', ph.id, 'petId', ph.pet_id, 'position', ph.position, 'key', ph.key, 'thumbKey', ph.thumb_key, " +
+		"'contentType', ph.content_type, 'width', ph.width, 'height', ph.height, 'createdAt', ph.created_at"
+	agg := "json_agg(json_build_object(" + fields + ")"
+	if db.Dialector.Name() != "postgres" {
+		agg = "json_group_array(json_object(" + fields + ")"
+	}
+	return "(SELECT " + agg + " ORDER BY ph.position, ph.id) FROM photos ph WHERE ph.pet_id = pets.id) AS photos"
+}
+
+// photoRow is a photo as photosColumn's JSON carries it; createdAt is text, as each store writes
+// a time (PostgreSQL in RFC 3339, SQLite as the driver stored it).
+type photoRow struct {
+	ID          int64  `json:"id"`
+	PetID       int64  `json:"petId"`
+	Position    int    `json:"position"`
+	Key         string `json:"key"`
+	ThumbKey    string `json:"thumbKey"`
+	ContentType string `json:"contentType"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	CreatedAt   string `json:"createdAt"`
+}
+
+// sqliteTime is how the embedded SQLite's driver writes a time.
+const sqliteTime = "2006-01-02 15:04:05.999999999-07:00"
+
+// Scan reads photosColumn.
+func (ps *Photos) Scan(v any) error {
+	var b []byte
+	switch v := v.(type) {
+	case nil:
+		*ps = nil
 		return nil
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("photos: cannot read %T", v)
 	}
-	ids := make([]int64, len(pets))
-	byID := make(map[int64]*Pet, len(pets))
-	for i, p := range pets {
-		ids[i], byID[p.ID] = p.ID, p
-		p.Photos = []Photo{}
+	var rows []photoRow
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return fmt.Errorf("photos: %w", err)
 	}
-	var photos []Photo
-	err := db.Session(&gorm.Session{NewDB: true, Context: db.Statement.Context}).
-		Where("pet_id IN ?", ids).Order("pet_id, position, id").Find(&photos).Error
-	if err != nil {
-		return err
+	out := make(Photos, len(rows))
+	for i, r := range rows {
+		t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
+		if err != nil {
+			if t, err = time.Parse(sqliteTime, r.CreatedAt); err != nil {
+				return fmt.Errorf("photos: %w", err)
+			}
+		}
+		out[i] = Photo{ID: r.ID, PetID: r.PetID, Position: r.Position, Key: r.Key, ThumbKey: r.ThumbKey,
+			ContentType: r.ContentType, Width: r.Width, Height: r.Height, CreatedAt: t}
 	}
-	base := MediaBase(db.Statement.Context)
-	for _, ph := range photos {
-		ph.base = base
-		p := byID[ph.PetID]
-		p.Photos = append(p.Photos, ph)
-	}
+	*ps = out
 	return nil
+}
+
+// withPhotos reads pets, by the conditions of q (a statement on the pets table), with their
+// photos, whose URLs start with the media address of q's context.
+func withPhotos(q *gorm.DB) *gorm.DB {
+	return q.Select("pets.*, " + photosColumn(q))
+}
+
+// setMediaBase gives the photos of pets the media address of ctx (see MediaBase).
+func setMediaBase(ctx context.Context, pets ...*Pet) {
+	base := MediaBase(ctx)
+	for _, p := range pets {
+		for i := range p.Photos {
+			p.Photos[i].base = base
+		}
+	}
 }
 
 // NewPhoto is an uploaded photo, stored already in the media store.
