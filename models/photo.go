@@ -2,7 +2,7 @@ package models
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -89,31 +89,25 @@ func MediaBase(ctx context.Context) string {
 // in the same statement: a page of pets with its photos is one query, on both stores.
 type Photos []Photo
 
-// photosColumn is the select-list expression that reads each pet's photos with it, as a JSON
-// array of photoRow in display order (NULL or [] when it has none). The JSON is only how the
-// statement carries the rows to Scan; the API's shape is PhotoResponse's alone.
+// photosColumn is the select-list expression that reads each pet's photos with it, in display
+// order: per photo its fields joined by commas (photoFields), photos joined by semicolons, NULL
+// when it has none. No field holds either character (keys are hex digests with an extension,
+// content types are image/...), and the text costs a split to read where JSON cost a decoder
+// (a tenth of a page's CPU). The API's shape is PhotoResponse's alone.
 func photosColumn(db *gorm.DB) string {
-	fields := "'id', ph.id, 'petId', ph.pet_id, 'position', ph.position, 'key', ph.key, 'thumbKey', ph.thumb_key, " +
-		"'contentType', ph.content_type, 'width', ph.width, 'height', ph.height, 'createdAt', ph.created_at"
-	agg := "json_agg(json_build_object(" + fields + ")"
+	created := "(extract(epoch FROM ph.created_at) * 1000000)::bigint" // microseconds: exact
 	if db.Dialector.Name() != "postgres" {
-		agg = "json_group_array(json_object(" + fields + ")"
+		created = "ph.created_at" // the driver's text (sqliteTime)
 	}
-	return "(SELECT " + agg + " ORDER BY ph.position, ph.id) FROM photos ph WHERE ph.pet_id = pets.id) AS photos"
+	return "(SELECT " + photosAgg(db) + "(concat_ws(',', ph.id, ph.pet_id, ph.position, ph.width, ph.height, " + created +
+		", ph.content_type, ph.key, ph.thumb_key), ';' ORDER BY ph.position, ph.id) FROM photos ph WHERE ph.pet_id = pets.id) AS photos"
 }
 
-// photoRow is a photo as photosColumn's JSON carries it; createdAt is text, as each store writes
-// a time (PostgreSQL in RFC 3339, SQLite as the driver stored it).
-type photoRow struct {
-	ID          int64  `json:"id"`
-	PetID       int64  `json:"petId"`
-	Position    int    `json:"position"`
-	Key         string `json:"key"`
-	ThumbKey    string `json:"thumbKey"`
-	ContentType string `json:"contentType"`
-	Width       int    `json:"width"`
-	Height      int    `json:"height"`
-	CreatedAt   string `json:"createdAt"`
+func photosAgg(db *gorm.DB) string {
+	if db.Dialector.Name() == "postgres" {
+		return "string_agg"
+	}
+	return "group_concat"
 }
 
 // sqliteTime is how the embedded SQLite's driver writes a time.
@@ -121,35 +115,59 @@ const sqliteTime = "2006-01-02 15:04:05.999999999-07:00"
 
 // Scan reads photosColumn.
 func (ps *Photos) Scan(v any) error {
-	var b []byte
+	var s string
 	switch v := v.(type) {
 	case nil:
 		*ps = nil
 		return nil
 	case string:
-		b = []byte(v)
+		s = v
 	case []byte:
-		b = v
+		s = string(v)
 	default:
 		return fmt.Errorf("photos: cannot read %T", v)
 	}
-	var rows []photoRow
-	if err := json.Unmarshal(b, &rows); err != nil {
-		return fmt.Errorf("photos: %w", err)
-	}
-	out := make(Photos, len(rows))
-	for i, r := range rows {
-		t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
+	out := make(Photos, 0, strings.Count(s, ";")+1)
+	for s != "" {
+		var row string
+		row, s, _ = strings.Cut(s, ";")
+		ph, err := photoFields(row)
 		if err != nil {
-			if t, err = time.Parse(sqliteTime, r.CreatedAt); err != nil {
-				return fmt.Errorf("photos: %w", err)
-			}
+			return fmt.Errorf("photos: %w in %q", err, row)
 		}
-		out[i] = Photo{ID: r.ID, PetID: r.PetID, Position: r.Position, Key: r.Key, ThumbKey: r.ThumbKey,
-			ContentType: r.ContentType, Width: r.Width, Height: r.Height, CreatedAt: t}
+		out = append(out, ph)
 	}
 	*ps = out
 	return nil
+}
+
+// photoFields reads one photo of photosColumn.
+func photoFields(row string) (Photo, error) {
+	var ph Photo
+	var f [9]string
+	for i := range f[:8] {
+		var ok bool
+		if f[i], row, ok = strings.Cut(row, ","); !ok {
+			return ph, errors.New("too few fields")
+		}
+	}
+	f[8] = row
+	var n [5]int64
+	for i := range n {
+		var err error
+		if n[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			return ph, err
+		}
+	}
+	ph = Photo{ID: n[0], PetID: n[1], Position: int(n[2]), Width: int(n[3]), Height: int(n[4]),
+		ContentType: f[6], Key: f[7], ThumbKey: f[8]}
+	if us, err := strconv.ParseInt(f[5], 10, 64); err == nil {
+		ph.CreatedAt = time.UnixMicro(us)
+		return ph, nil
+	}
+	var err error
+	ph.CreatedAt, err = time.Parse(sqliteTime, f[5])
+	return ph, err
 }
 
 // withPhotos reads pets, by the conditions of q (a statement on the pets table), with their
