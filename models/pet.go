@@ -189,10 +189,25 @@ var pets = keyset[Pet]{
 }
 
 // PetStore reads and changes pets.
-type PetStore struct{ db *gorm.DB }
+type PetStore struct {
+	db *gorm.DB
+	// countsMaxAge is how long the tags in use and the inventory are kept by now's clock (see
+	// counted).
+	countsMaxAge time.Duration
+	now          func() time.Time
+	tags         counted[[]TagCount]
+	inventory    counted[map[PetStatus]int64]
+}
 
-// NewPetStore returns a store on db.
-func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db} }
+// NewPetStore returns a store on db that counts tags and the inventory on each call.
+func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db, now: time.Now} }
+
+// KeepCounts makes s keep the tags in use and the inventory it counted for up to maxAge by now's
+// clock (0: count on each call), and returns s.
+func (s *PetStore) KeepCounts(maxAge time.Duration, now func() time.Time) *PetStore {
+	s.countsMaxAge, s.now = maxAge, now
+	return s
+}
 
 // List returns one page of the pets that match f; it may read a replica (MayReadReplica).
 func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet], error) {

@@ -206,9 +206,14 @@ func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at t
 	return publishPetEvent(tx, EventPetDeleted, nil, p)
 }
 
-// CountByStatus counts the pets of each status that are not deleted: the inventory, and the
-// admin dashboard's counts. It may read a replica (MayReadReplica).
-func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, error) {
+// CountByStatus counts the pets of each status that are not deleted, the inventory, and says how
+// long ago they were counted (up to KeepCounts' age; the map is shared: read it only). It may
+// read a replica (MayReadReplica).
+func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, time.Duration, error) {
+	return s.inventory.get(ctx, s.countsMaxAge, s.now, s.countByStatus)
+}
+
+func (s *PetStore) countByStatus(ctx context.Context) (map[PetStatus]int64, error) {
 	var rows []struct {
 		Status PetStatus
 		N      int64
