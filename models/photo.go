@@ -170,8 +170,8 @@ func photoFields(row string) (Photo, error) {
 	return ph, err
 }
 
-// withPhotos reads pets, by the conditions of q (a statement on the pets table), with their
-// photos, whose URLs start with the media address of q's context.
+// withPhotos makes q, a read of pets, read their photos too; setMediaBase then gives the photos
+// the media address their URLs start with.
 func withPhotos(q *gorm.DB) *gorm.DB {
 	return q.Select("pets.*, " + photosColumn(q))
 }
