@@ -48,6 +48,7 @@ type Config struct {
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
 	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
+	CountsMaxAge      time.Duration // PETSTORE_COUNTS_MAX_AGE: how long an instance keeps the tags in use and the inventory; 0 counts on each call
 	// PETSTORE_TIMEZONE: the store's time zone (an IANA name), in which the admin pages and their
 	// CSV show every time.
 	Timezone *time.Location
@@ -122,6 +123,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		BanThreshold:      e.positiveFloat("PETSTORE_BAN_THRESHOLD", 1),
 		BanDuration:       e.duration("PETSTORE_BAN_DURATION", 15*time.Minute),
 		KeyCacheTTL:       e.duration("PETSTORE_KEY_CACHE_TTL", 5*time.Second),
+		CountsMaxAge:      e.durationOrZero("PETSTORE_COUNTS_MAX_AGE", 10*time.Second),
 		MaxHeaderBytes:    e.intIn("PETSTORE_MAX_HEADER_BYTES", 8<<10, 1<<10, 1<<20),
 		TrustedProxies:    e.ipsOrCIDRs("PETSTORE_TRUSTED_PROXIES"),
 		ProxyHeader:       e.headerName("PETSTORE_PROXY_HEADER", "X-Forwarded-For"),
@@ -282,6 +284,14 @@ func (e *envReader) duration(name string, def time.Duration) time.Duration {
 		e.fail(name, "must be a positive duration such as 5s or 2m, got %q", v)
 	}
 	return d
+}
+
+// durationOrZero is duration where 0 is allowed too (turning something off).
+func (e *envReader) durationOrZero(name string, def time.Duration) time.Duration {
+	if e.str(name, "") == "0" {
+		return 0
+	}
+	return e.duration(name, def)
 }
 
 // baseURL reads the address of a deployment, to which /v1 is appended; with an empty default it

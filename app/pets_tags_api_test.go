@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/app/apptest"
 	"github.com/petstore/petstore/app/apptest/testenv"
@@ -240,6 +241,51 @@ func TestWordSearch(t *testing.T) {
 			if res.StatusCode != http.StatusBadRequest || code != "invalid_request" || !strings.HasPrefix(msg, "q:") {
 				t.Errorf("GET /v1/pets?%s: %d %s %q, want 400 invalid_request naming q", query, res.StatusCode, code, msg)
 			}
+		}
+	})
+}
+
+// The tags in use and the inventory count every live pet (0.5 to 1 s and 250 ms at a million):
+// an instance keeps them for PETSTORE_COUNTS_MAX_AGE, says their age in Age, and counts again
+// once they are older. Another instance on the same database keeps its own.
+func TestTagsAndInventoryAreKeptForTheirMaxAgeByEachInstance(t *testing.T) {
+	t.Parallel()
+	testenv.ForEachStore(t, func(t *testing.T, store testenv.Store) {
+		cfg := apptest.Config(t, store)
+		counting := apptest.New(t, cfg) // the tests' setting: 0, counted on each call
+		cfg.CountsMaxAge = time.Minute
+		clock := testenv.NewClock(time.Now())
+		keeping := apptest.New(t, cfg, apptest.WithClock(clock))
+		counts := func(s *apptest.Server) (tags, inventory, age string) {
+			t.Helper()
+			var tc []struct {
+				Name  string `json:"name"`
+				Count int64  `json:"count"`
+			}
+			var inv map[string]int64
+			res := s.Get(t, "/v1/tags")
+			res.JSON(t, &tc)
+			s.Get(t, "/v1/store/inventory").JSON(t, &inv)
+			return fmt.Sprint(tc), fmt.Sprint(inv), res.Header.Get("Age")
+		}
+
+		createTagged(t, counting, map[string]any{"name": "A", "tags": []string{"calm"}})
+		before := [2]string{"[{calm 1}]", "map[available:1 pending:0 sold:0]"}
+		if tags, inv, age := counts(keeping); [2]string{tags, inv} != before || age != "0" {
+			t.Fatalf("first counts: %s %s, Age %q; want %v, Age 0", tags, inv, age, before)
+		}
+		createTagged(t, counting, map[string]any{"name": "B", "tags": []string{"calm", "puppy"}, "status": "sold"})
+		after := [2]string{"[{calm 2} {puppy 1}]", "map[available:1 pending:0 sold:1]"}
+		if tags, inv, _ := counts(counting); [2]string{tags, inv} != after {
+			t.Fatalf("the counting instance: %s %s, want %v", tags, inv, after)
+		}
+		clock.Advance(59 * time.Second)
+		if tags, inv, age := counts(keeping); [2]string{tags, inv} != before || age != "59" {
+			t.Fatalf("59 s later, the keeping instance: %s %s, Age %q; want what it counted, %v, Age 59", tags, inv, age, before)
+		}
+		clock.Advance(time.Second)
+		if tags, inv, age := counts(keeping); [2]string{tags, inv} != after || age != "0" {
+			t.Fatalf("a minute later, the keeping instance: %s %s, Age %q; want counted again, %v, Age 0", tags, inv, age, after)
 		}
 	})
 }

@@ -110,7 +110,7 @@ func NewServer(cfg Config, log *slog.Logger, db *gorm.DB, opts ...Option) *fiber
 		AccessLog:      p.accessLog,
 		DB:             db,
 		DBTimeout:      cfg.DBTimeout,
-		Pets:           models.NewPetStore(db),
+		Pets:           models.NewPetStore(db).KeepCounts(cfg.CountsMaxAge, p.now),
 		Categories:     models.NewCategoryStore(db),
 		Staff:          staff,
 		Sessions:       sessions,

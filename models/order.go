@@ -318,13 +318,14 @@ func (s *OrderStore) History(ctx context.Context, orderID int64) ([]StatusChange
 // lockPet reads a pet and locks it until the transaction ends.
 func lockPet(tx *gorm.DB, id int64) (*Pet, error) {
 	var p Pet
-	if err := tx.Clauses(forUpdate).Take(&p, id).Error; err != nil {
+	if err := withPhotos(tx.Clauses(forUpdate)).Take(&p, id).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, &Error{Code: ENotFound, Field: "petId", Message: "pet " + strconv.FormatInt(id, 10) + " not found"}
 		}
 		return nil, err
 	}
-	return &p, withPhotos(tx, &p)
+	setMediaBase(tx.Statement.Context, &p)
+	return &p, nil
 }
 
 // record stores a pet's new status, when it changed, and the change itself, in the status

@@ -192,6 +192,8 @@ type keyset[T any] struct {
 	// sortKeys are the keys a list may be sorted by, besides id.
 	sortKeys map[string]sortKey[T]
 	id       func(*T) int64
+	// scope, when set, shapes each read of the list (the columns it selects).
+	scope func(*gorm.DB) *gorm.DB
 }
 
 // sortKey is a column a list may be sorted by, each (column, id) pair read through an index on
@@ -423,6 +425,9 @@ func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args [
 	}
 	if offset > 0 {
 		q = q.Offset(offset)
+	}
+	if k.scope != nil {
+		q = k.scope(q)
 	}
 	var rows []T
 	err := q.Order(s.order).Limit(limit).Find(&rows).Error

@@ -61,8 +61,9 @@ type Pet struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time `gorm:"index:idx_pets_updated_at_id,priority:1;index:idx_pets_deleted_updated_at_id,priority:1,where:deleted_at IS NOT NULL"`
 	DeletedAt   gorm.DeletedAt
-	// Photos are loaded with the pet (withPhotos), in display order.
-	Photos []Photo `gorm:"-"`
+	// Photos are read with the pet, in the same statement (withPhotos), in display order; they
+	// are no column of the table.
+	Photos Photos `gorm:"->;-:migration;type:text"`
 }
 
 // auditFields are what the audit log keeps of a pet.
@@ -183,14 +184,30 @@ var pets = keyset[Pet]{
 		"status":  textKey("status", func(p *Pet) string { return string(p.Status) }),
 		"updated": timeKey("updated_at", false, func(p *Pet) *time.Time { return &p.UpdatedAt }),
 	},
-	id: func(p *Pet) int64 { return p.ID },
+	id:    func(p *Pet) int64 { return p.ID },
+	scope: withPhotos,
 }
 
 // PetStore reads and changes pets.
-type PetStore struct{ db *gorm.DB }
+type PetStore struct {
+	db *gorm.DB
+	// countsMaxAge is how long the tags in use and the inventory are kept by now's clock (see
+	// counted).
+	countsMaxAge time.Duration
+	now          func() time.Time
+	tags         counted[[]TagCount]
+	inventory    counted[map[PetStatus]int64]
+}
 
-// NewPetStore returns a store on db.
-func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db} }
+// NewPetStore returns a store on db that counts tags and the inventory on each call.
+func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db, now: time.Now} }
+
+// KeepCounts makes s keep the tags in use and the inventory it counted for up to maxAge by now's
+// clock (0: count on each call), and returns s.
+func (s *PetStore) KeepCounts(maxAge time.Duration, now func() time.Time) *PetStore {
+	s.countsMaxAge, s.now = maxAge, now
+	return s
+}
 
 // List returns one page of the pets that match f; it may read a replica (MayReadReplica).
 func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet], error) {
@@ -231,31 +248,25 @@ func (s *PetStore) List(ctx context.Context, f PetFilter, page Page) (Paged[Pet]
 	if err != nil {
 		return list, err
 	}
-	ptrs := make([]*Pet, len(list.Items))
 	for i := range list.Items {
-		ptrs[i] = &list.Items[i]
+		setMediaBase(ctx, &list.Items[i])
 	}
-	return list, storeError(withPhotos(db.WithContext(ctx), ptrs...), "")
+	return list, nil
 }
 
 // Get returns one pet that is not deleted; it may read a replica (MayReadReplica).
 func (s *PetStore) Get(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
-	db := laggingRead(ctx, s.db).WithContext(ctx)
-	err := db.Take(&p, id).Error
-	if err == nil {
-		err = withPhotos(db, &p)
-	}
+	err := withPhotos(laggingRead(ctx, s.db).WithContext(ctx)).Take(&p, id).Error
+	setMediaBase(ctx, &p)
 	return &p, storeError(err, petNotFound(id))
 }
 
 // GetAny returns one pet, deleted or not (for staff).
 func (s *PetStore) GetAny(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
-	err := s.db.WithContext(ctx).Unscoped().Take(&p, id).Error
-	if err == nil {
-		err = withPhotos(s.db.WithContext(ctx), &p)
-	}
+	err := withPhotos(s.db.WithContext(ctx).Unscoped()).Take(&p, id).Error
+	setMediaBase(ctx, &p)
 	return &p, storeError(err, petNotFound(id))
 }
 

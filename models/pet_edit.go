@@ -163,12 +163,10 @@ func (s *PetStore) Delete(ctx context.Context, id int64, actor string, match Mat
 func (s *PetStore) Restore(ctx context.Context, id int64, actor string) (*Pet, error) {
 	var p Pet
 	err := s.db.WithContext(WithActor(ctx, actor)).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Unscoped().Clauses(forUpdate).Take(&p, id).Error; err != nil {
+		if err := withPhotos(tx.Unscoped().Clauses(forUpdate)).Take(&p, id).Error; err != nil {
 			return storeError(err, petNotFound(id))
 		}
-		if err := withPhotos(tx, &p); err != nil {
-			return err
-		}
+		setMediaBase(tx.Statement.Context, &p)
 		if !p.DeletedAt.Valid {
 			return nil
 		}
@@ -208,9 +206,14 @@ func markDeleted(tx *gorm.DB, p *Pet, deleted bool, a Action, actor string, at t
 	return publishPetEvent(tx, EventPetDeleted, nil, p)
 }
 
-// CountByStatus counts the pets of each status that are not deleted: the inventory, and the
-// admin dashboard's counts. It may read a replica (MayReadReplica).
-func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, error) {
+// CountByStatus counts the pets of each status that are not deleted, the inventory, and says how
+// long ago they were counted (up to KeepCounts' age; the map is shared: read it only). It may
+// read a replica (MayReadReplica).
+func (s *PetStore) CountByStatus(ctx context.Context) (map[PetStatus]int64, time.Duration, error) {
+	return s.inventory.get(ctx, s.countsMaxAge, s.now, s.countByStatus)
+}
+
+func (s *PetStore) countByStatus(ctx context.Context) (map[PetStatus]int64, error) {
 	var rows []struct {
 		Status PetStatus
 		N      int64

@@ -197,7 +197,7 @@ func TestDeleteKeepsOrdersAndHistoryAndRestoreUndoesIt(t *testing.T) {
 		}
 		live, _ := pets.List(ctx, models.PetFilter{IDs: []int64{p.ID}}, models.Page{Limit: 10})
 		deleted, _ := pets.List(ctx, models.PetFilter{Deleted: true}, models.Page{Limit: 10})
-		counts, _ := pets.CountByStatus(ctx)
+		counts, _, _ := pets.CountByStatus(ctx)
 		if len(live.Items) != 0 || len(deleted.Items) != 1 || deleted.Items[0].ID != p.ID || !deleted.Items[0].DeletedAt.Valid || counts[models.PetAvailable] != 1 {
 			t.Fatalf("after the delete: list %+v, deleted %+v, counts %v", live.Items, deleted.Items, counts)
 		}

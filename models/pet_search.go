@@ -221,9 +221,10 @@ type TagCount struct {
 }
 
 // Tags lists the tags the live pets carry, most used first (then by name), at most
-// MaxTagCounts; it may read a replica (MayReadReplica).
-func (s *PetStore) Tags(ctx context.Context) ([]TagCount, error) {
-	return s.tagCounts(ctx, "")
+// MaxTagCounts, and how long ago they were counted (up to KeepCounts' age; the list is shared:
+// read it only); it may read a replica (MayReadReplica).
+func (s *PetStore) Tags(ctx context.Context) ([]TagCount, time.Duration, error) {
+	return s.tags.get(ctx, s.countsMaxAge, s.now, func(ctx context.Context) ([]TagCount, error) { return s.tagCounts(ctx, "") })
 }
 
 // TagSuggestions are the tags the admin's tag fields suggest: those of the newest

@@ -3,6 +3,7 @@ package routes
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -330,7 +331,7 @@ type TagCount struct {
 // listTags godoc
 //
 //	@Summary		List the tags in use
-//	@Description	The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+//	@Description	The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000. Counting them reads every animal, so each instance of the service keeps the list it counted for a short while (10 seconds unless its operator set another time) and answers from it: a change may take that long to show here. `Age` says how many seconds ago the list was counted.
 //	@ID				listTags
 //	@Tags			animals
 //	@Produce		json
@@ -340,15 +341,17 @@ type TagCount struct {
 //	@x-max-items	1000
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
 //	@Success		200				{array}		TagCount	"The tags, most used first"
+//	@Header			200				{integer}	Age			"Seconds since the list was counted"
 //	@Success		304				"The list is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag		"Weak entity tag of the list, for If-None-Match"
 //	@Router			/tags [get]
 func listTags(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		tags, err := pets.Tags(c.UserContext())
+		tags, age, err := pets.Tags(c.UserContext())
 		if err != nil {
 			return err
 		}
+		setAge(c, age)
 		out := make([]TagCount, len(tags))
 		for i, t := range tags {
 			out[i] = TagCount{Name: t.Name, Count: t.Count}
@@ -360,7 +363,7 @@ func listTags(pets *models.PetStore) fiber.Handler {
 // getInventory godoc
 //
 //	@Summary		Count animals by status
-//	@Description	How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+//	@Description	How many animals of the catalogue are available, pending and sold; deleted animals are not counted. Counting reads every animal, so each instance of the service keeps the counts it made for a short while (10 seconds unless its operator set another time) and answers from them: a change may take that long to show here. The answer's `Age` header says how many seconds ago they were counted.
 //	@ID				getInventory
 //	@Tags			animals
 //	@Produce		json
@@ -371,12 +374,19 @@ func listTags(pets *models.PetStore) fiber.Handler {
 //	@Router			/store/inventory [get]
 func getInventory(pets *models.PetStore) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		n, err := pets.CountByStatus(c.UserContext())
+		n, age, err := pets.CountByStatus(c.UserContext())
 		if err != nil {
 			return err
 		}
+		setAge(c, age)
 		return c.JSON(Inventory{Available: n[models.PetAvailable], Pending: n[models.PetPending], Sold: n[models.PetSold]})
 	}
+}
+
+// setAge says in Age (RFC 9111) how many whole seconds ago the counts of an answer were made: an
+// instance keeps them up to PETSTORE_COUNTS_MAX_AGE.
+func setAge(c *fiber.Ctx, age time.Duration) {
+	c.Set(fiber.HeaderAge, strconv.FormatInt(int64(age/time.Second), 10))
 }
 
 // The deprecation of getPet: published 2026-11-21, removed 2030-12-05.

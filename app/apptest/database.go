@@ -24,6 +24,9 @@ func Config(tb testing.TB, store testenv.Store) app.Config {
 	// Tables count their rows exactly however slow the shared machine is (the race detector
 	// slows SQLite, which is Go, several times); the estimate past the budget is tested in models.
 	cfg.AdminCountBudget = 10 * time.Second
+	// The tags in use and the inventory are counted on each call, so that a test sees its own
+	// changes in them; TestTagsAndInventoryAreKeptForTheirMaxAgeByEachInstance keeps them.
+	cfg.CountsMaxAge = 0
 	d := testenv.NewDatabase(tb, store)
 	cfg.DatabaseURL = d.PostgresURL
 	if d.SQLitePath != "" {

@@ -1515,7 +1515,7 @@ type ClientInterface interface {
 
 	// GetInventory Count animals by status
 	//
-	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted. Counting reads every animal, so each instance of the service keeps the counts it made for a short while (10 seconds unless its operator set another time) and answers from them: a change may take that long to show here. The answer's `Age` header says how many seconds ago they were counted.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -1600,7 +1600,7 @@ type ClientInterface interface {
 
 	// ListTags List the tags in use
 	//
-	// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+	// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000. Counting them reads every animal, so each instance of the service keeps the list it counted for a short while (10 seconds unless its operator set another time) and answers from it: a change may take that long to show here. `Age` says how many seconds ago the list was counted.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -2147,7 +2147,7 @@ func (c *Client) UpdatePetPhotoWithApplicationMergePatchPlusJSONBody(ctx context
 
 // GetInventory Count animals by status
 //
-// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+// How many animals of the catalogue are available, pending and sold; deleted animals are not counted. Counting reads every animal, so each instance of the service keeps the counts it made for a short while (10 seconds unless its operator set another time) and answers from them: a change may take that long to show here. The answer's `Age` header says how many seconds ago they were counted.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -2322,7 +2322,7 @@ func (c *Client) CancelOrder(ctx context.Context, orderId int64, reqEditors ...R
 
 // ListTags List the tags in use
 //
-// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000. Counting them reads every animal, so each instance of the service keeps the list it counted for a short while (10 seconds unless its operator set another time) and answers from it: a change may take that long to show here. `Age` says how many seconds ago the list was counted.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -4813,7 +4813,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetInventoryWithResponse Count animals by status
 	//
-	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+	// How many animals of the catalogue are available, pending and sold; deleted animals are not counted. Counting reads every animal, so each instance of the service keeps the counts it made for a short while (10 seconds unless its operator set another time) and answers from them: a change may take that long to show here. The answer's `Age` header says how many seconds ago they were counted.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -4912,7 +4912,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListTagsWithResponse List the tags in use
 	//
-	// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+	// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000. Counting them reads every animal, so each instance of the service keeps the list it counted for a short while (10 seconds unless its operator set another time) and answers from it: a change may take that long to show here. `Age` says how many seconds ago the list was counted.
 	//
 	// Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 	//
@@ -9363,6 +9363,7 @@ func (r CancelOrderResponse) ContentType() string {
 // ListTagsResponse200Headers the declared response headers of an HTTP 200 response for ListTags
 type ListTagsResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	Age                      *int
 	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9526,6 +9527,7 @@ func (r ListTagsResponse) ContentType() string {
 // ListTagsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListTagsHead
 type ListTagsHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
+	Age                      *int
 	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -11398,7 +11400,7 @@ func (c *ClientWithResponses) UpdatePetPhotoWithApplicationMergePatchPlusJSONBod
 
 // GetInventoryWithResponse Count animals by status
 //
-// How many animals of the catalogue are available, pending and sold; deleted animals are not counted.
+// How many animals of the catalogue are available, pending and sold; deleted animals are not counted. Counting reads every animal, so each instance of the service keeps the counts it made for a short while (10 seconds unless its operator set another time) and answers from them: a change may take that long to show here. The answer's `Age` header says how many seconds ago they were counted.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -11551,7 +11553,7 @@ func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, order
 
 // ListTagsWithResponse List the tags in use
 //
-// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000.
+// The tags the animals of the catalogue carry (deleted animals are not counted), most used first, then by name; at most 1,000. Counting them reads every animal, so each instance of the service keeps the list it counted for a short while (10 seconds unless its operator set another time) and answers from it: a change may take that long to show here. `Age` says how many seconds ago the list was counted.
 //
 // Needs the scope `pets:read`: a key without it is answered 403 `insufficient_scope`.
 //
@@ -22696,6 +22698,13 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 			}
 			headers.AccessControlAllowOrigin = &value
 		}
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23050,6 +23059,13 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
