@@ -186,9 +186,18 @@ func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
 	})
 }
 
+// auditTrail writes audit entries for the pages that show them.
+type auditTrail struct {
+	audit *models.AuditStore
+	// cats name the categories the entries of pets refer to by id.
+	cats *models.CategoryStore
+	// zone is the store's time zone, in which the entries' times are written.
+	zone *time.Location
+}
+
 // categoryNames names the categories by id, as the audit log writes a pet's category.
-func (a *admin) categoryNames(ctx context.Context) (map[int64]string, error) {
-	cats, err := a.cats.List(ctx)
+func (t auditTrail) categoryNames(ctx context.Context) (map[int64]string, error) {
+	cats, err := t.cats.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -200,12 +209,12 @@ func (a *admin) categoryNames(ctx context.Context) (map[int64]string, error) {
 }
 
 // objectAudit is an object's newest entries for its page, and the address of all of them.
-func (a *admin) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.AuditRow, string, error) {
-	entries, err := a.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
+func (t auditTrail) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.AuditRow, string, error) {
+	entries, err := t.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
 	if err != nil {
 		return nil, "", err
 	}
-	rows, err := a.auditRows(c, entries.Items)
+	rows, err := t.auditRows(c, entries.Items)
 	if err != nil {
 		return nil, "", err
 	}
@@ -218,17 +227,17 @@ func (a *admin) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.Audi
 
 // auditRows writes entries for people: actors by name, objects with their names, fields with
 // their labels and values, each linked to its page when the viewer may open it.
-func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.AuditRow, error) {
+func (t auditTrail) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.AuditRow, error) {
 	ctx := c.UserContext()
 	actors := make([]string, len(entries))
 	for i := range entries {
 		actors[i] = entries[i].Actor
 	}
-	names, err := a.audit.Actors(ctx, actors)
+	names, err := t.audit.Actors(ctx, actors)
 	if err != nil {
 		return nil, err
 	}
-	catNames, err := a.categoryNames(ctx)
+	catNames, err := t.categoryNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +250,7 @@ func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.Au
 		if rows[i].Action == "" {
 			rows[i].Action = e.Action
 		}
-		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames, a.zone)
+		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames, t.zone)
 	}
 	return rows, nil
 }

@@ -100,12 +100,12 @@ func (a *admin) orderFilter(ctx context.Context, q query, l *views.OrdersListPro
 }
 
 // historyRows writes status changes for the timeline, their actors by name as in the audit log.
-func (a *admin) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]views.HistoryRow, error) {
+func (t auditTrail) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]views.HistoryRow, error) {
 	actors := make([]string, len(changes))
 	for i := range changes {
 		actors[i] = changes[i].Actor
 	}
-	names, err := a.audit.Actors(c.UserContext(), actors)
+	names, err := t.audit.Actors(c.UserContext(), actors)
 	if err != nil {
 		return nil, err
 	}

@@ -172,16 +172,23 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 
 	// The admin pages (docs/design.md, "Admin pages"): every page needs a staff session
 	// (requireStaff), and the role's right to it (may, models.Rights) where not every role has it.
-	a := newAdmin(d)
-	staff := a.requireStaff
+	zone := d.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	sessions := newAdminSessions(d.Sessions, d.SessionTimeout)
+	logins := newLoginGuard(d.Limiter, sessions.store.Storage, d.Now)
+	trail := auditTrail{audit: d.Audit, cats: d.Categories, zone: zone}
+	a := newAdmin(d, sessions, trail)
+	staff := requireStaff(sessions, d.Staff, d.CountBudget, zone)
 	app.Use("/admin", contentSecurityPolicy(adminCSP))
-	adm := app.Group("/admin", limitBody, withDeadline(d.DBTimeout), withMediaBase(d.Photos.MediaURL, base), adminResponses, a.csrf())
-	adm.Get("/login", a.loginForm)
-	adm.Post("/login", a.login)
+	adm := app.Group("/admin", limitBody, withDeadline(d.DBTimeout), withMediaBase(d.Photos.MediaURL, base), adminResponses, sessions.csrf())
+	adm.Get("/login", loginForm(sessions))
+	adm.Post("/login", login(sessions, d.Staff, logins, d.Log))
 	adm.Get("/logout", staff, logoutConfirm)
-	adm.Post("/logout", a.logout)
-	adm.Get("/account", staff, a.account)
-	adm.Post("/account/password", staff, a.changePassword)
+	adm.Post("/logout", logout(sessions, d.Staff))
+	adm.Get("/account", staff, account)
+	adm.Post("/account/password", staff, changePassword(sessions, d.Staff, logins, d.Log))
 	adm.Get("/", staff, a.dashboard)
 	adm.Get("/pets", staff, a.listPets)
 	adm.Post("/pets", staff, a.createPet)
@@ -226,12 +233,12 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	adm.Post("/clients/:id/endpoints/:endpoint/resend", staff, may(models.RightClients), a.resendEvent)
 	adm.Get("/webhook-endpoints/:endpoint", staff, may(models.RightClients), a.endpointByID)
 	adm.Get("/webhooks", staff, may(models.RightClients), a.listWebhooks)
-	adm.Get("/staff", staff, may(models.RightStaff), a.listStaff)
-	adm.Post("/staff", staff, may(models.RightStaff), a.createStaff)
-	adm.Get("/staff/:id", staff, may(models.RightStaff), a.showStaff)
-	adm.Post("/staff/:id/password", staff, may(models.RightStaff), a.resetPassword)
-	adm.Post("/staff/:id/disable", staff, may(models.RightStaff), a.setStaffDisabled(true))
-	adm.Post("/staff/:id/enable", staff, may(models.RightStaff), a.setStaffDisabled(false))
+	adm.Get("/staff", staff, may(models.RightStaff), listStaff(d.Staff))
+	adm.Post("/staff", staff, may(models.RightStaff), createStaff(sessions, d.Staff))
+	adm.Get("/staff/:id", staff, may(models.RightStaff), showStaff(sessions, d.Staff, trail))
+	adm.Post("/staff/:id/password", staff, may(models.RightStaff), resetPassword(sessions, d.Staff, d.Log))
+	adm.Post("/staff/:id/disable", staff, may(models.RightStaff), setStaffDisabled(sessions, d.Staff, true))
+	adm.Post("/staff/:id/enable", staff, may(models.RightStaff), setStaffDisabled(sessions, d.Staff, false))
 	adm.Get("/audit", staff, may(models.RightAudit), a.listAudit)
 	// Last: an unknown admin page is a 404 inside the layout, after the session check.
 	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
