@@ -49,11 +49,10 @@ type admin struct {
 	limiter  ratelimit.Limiter
 	now      func() time.Time
 	sessions *session.Store
-	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
-	dbTimeout time.Duration
+	export   exporter
 }
 
-func newAdmin(d Deps, sessions adminSessions, trail auditTrail) *admin {
+func newAdmin(d Deps, sessions adminSessions, trail auditTrail, export exporter) *admin {
 	return &admin{
 		adminSessions: sessions,
 		auditTrail:    trail,
@@ -69,7 +68,7 @@ func newAdmin(d Deps, sessions adminSessions, trail auditTrail) *admin {
 		limiter:       d.Limiter,
 		now:           d.Now,
 		sessions:      sessions.store,
-		dbTimeout:     d.DBTimeout,
+		export:        export,
 	}
 }
 

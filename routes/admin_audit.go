@@ -152,8 +152,8 @@ func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
 	if err != nil {
 		return err
 	}
-	return a.exportCSV(c, "audit", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.dbTimeout, models.Page{}, func(ctx context.Context, pg models.Page) (models.Paged[models.AuditEntry], error) {
+	return a.export.csv(c, "audit", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.export.timeout, models.Page{}, func(ctx context.Context, pg models.Page) (models.Paged[models.AuditEntry], error) {
 			return a.audit.List(ctx, f, pg)
 		}, func(ctx context.Context, entries []models.AuditEntry) error {
 			actors := make([]string, len(entries))

@@ -44,7 +44,7 @@ func (a *admin) dashboard(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		if d.Troubled, err = a.endpointRows(c, troubled); err != nil {
+		if d.Troubled, err = endpointRows(c, a.clients, troubled); err != nil {
 			return err
 		}
 	}

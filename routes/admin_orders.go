@@ -213,8 +213,8 @@ func orderClients(orders []models.Order) []int64 {
 // exportOrders streams the filtered orders, in the table's order, as CSV.
 func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sort) error {
 	header := []string{"id", "pet id", "pet", "status", "ship date", "placed", "updated", "client id", "client"}
-	return a.exportCSV(c, "orders", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
+	return a.export.csv(c, "orders", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.export.timeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
 			return a.orders.List(ctx, models.StaffOwner, f, pg)
 		}, func(ctx context.Context, orders []models.Order) error {
 			ids := make([]int64, len(orders))

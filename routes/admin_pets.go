@@ -159,8 +159,8 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 // exportPets streams the filtered pets, in the table's order, as CSV.
 func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
 	header := []string{"id", "name", "category", "status", "description", "tags", "cover", "created", "updated", "deleted"}
-	return a.exportCSV(c, "pets", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
+	return a.export.csv(c, "pets", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.export.timeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
 			return a.pets.List(ctx, f, pg)
 		}, func(_ context.Context, pets []models.Pet) error {
 			for i := range pets {
