@@ -72,6 +72,15 @@ func newAdmin(d Deps, sessions adminSessions, trail auditTrail, export exporter)
 	}
 }
 
+// storeClock is the service's clock, read in the store's time zone: its day is the admin pages'
+// "today".
+type storeClock struct {
+	now  func() time.Time
+	zone *time.Location
+}
+
+func (t storeClock) today() time.Time { return t.now().In(t.zone) }
+
 // adminSessions are the admin pages' sessions: who is signed in, and the message a form post
 // leaves for the page it redirects to.
 type adminSessions struct{ store *session.Store }

@@ -181,6 +181,7 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	trail := auditTrail{audit: d.Audit, cats: d.Categories, zone: zone}
 	export := exporter{now: d.Now, zone: zone, log: d.Log, timeout: d.DBTimeout}
 	kv := keyViews{keys: d.Keys, clients: d.Clients, limiter: d.Limiter, now: d.Now}
+	clock := storeClock{now: d.Now, zone: zone}
 	a := newAdmin(d, sessions, trail, export)
 	staff := requireStaff(sessions, d.Staff, d.CountBudget, zone)
 	app.Use("/admin", contentSecurityPolicy(adminCSP))
@@ -191,7 +192,7 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	adm.Post("/logout", logout(sessions, d.Staff))
 	adm.Get("/account", staff, account)
 	adm.Post("/account/password", staff, changePassword(sessions, d.Staff, logins, d.Log))
-	adm.Get("/", staff, a.dashboard)
+	adm.Get("/", staff, dashboard(clock, kv, d.Pets, d.Orders, d.Webhooks, trail))
 	adm.Get("/pets", staff, a.listPets)
 	adm.Post("/pets", staff, a.createPet)
 	adm.Post("/pets/bulk", staff, a.bulkPets)
@@ -206,12 +207,12 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	adm.Post("/pets/:id/photos", staff, a.addPetPhotos)
 	adm.Post("/pets/:id/photos/:photoId/cover", staff, a.makeCover)
 	adm.Post("/pets/:id/photos/:photoId/delete", staff, a.deletePhoto)
-	adm.Get("/orders", staff, a.listOrders)
-	adm.Post("/orders/bulk", staff, a.bulkOrders)
-	adm.Get("/orders/:id", staff, a.showOrder)
-	adm.Post("/orders/:id/approve", staff, a.orderAction(models.ActionApprove))
-	adm.Post("/orders/:id/deliver", staff, a.orderAction(models.ActionDeliver))
-	adm.Post("/orders/:id/cancel", staff, a.orderAction(models.ActionCancel))
+	adm.Get("/orders", staff, adminListOrders(d.Orders, d.Pets, d.Clients, zone, export))
+	adm.Post("/orders/bulk", staff, bulkOrders(clock, d.Orders, d.Pets))
+	adm.Get("/orders/:id", staff, showOrder(d.Orders, d.Pets, trail))
+	adm.Post("/orders/:id/approve", staff, orderAction(sessions, clock, d.Orders, d.Pets, trail, models.ActionApprove))
+	adm.Post("/orders/:id/deliver", staff, orderAction(sessions, clock, d.Orders, d.Pets, trail, models.ActionDeliver))
+	adm.Post("/orders/:id/cancel", staff, orderAction(sessions, clock, d.Orders, d.Pets, trail, models.ActionCancel))
 	// Suggestions for the fields that pick an object by name (views.Suggest), to the roles that
 	// see those objects' names.
 	adm.Get("/suggest/categories", staff, may(models.RightPets), suggest(d.Categories.Suggest))
@@ -241,7 +242,7 @@ func register(app *fiber.App, d Deps, check func(*fiber.Ctx) error) {
 	adm.Post("/staff/:id/password", staff, may(models.RightStaff), resetPassword(sessions, d.Staff, d.Log))
 	adm.Post("/staff/:id/disable", staff, may(models.RightStaff), setStaffDisabled(sessions, d.Staff, true))
 	adm.Post("/staff/:id/enable", staff, may(models.RightStaff), setStaffDisabled(sessions, d.Staff, false))
-	adm.Get("/audit", staff, may(models.RightAudit), a.listAudit)
+	adm.Get("/audit", staff, may(models.RightAudit), listAudit(trail, export))
 	// Last: an unknown admin page is a 404 inside the layout, after the session check.
 	adm.Get("/*", staff, func(*fiber.Ctx) error { return fiber.ErrNotFound })
 }
