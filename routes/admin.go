@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -18,7 +17,6 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/gofiber/fiber/v2/utils"
-	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
@@ -32,45 +30,6 @@ const (
 	// microseconds, 0 for never): a password changed since ends the session.
 	sessPasswordAt = "password_at"
 )
-
-// admin is what the admin pages' handlers share.
-type admin struct {
-	adminSessions
-	auditTrail
-	log      *slog.Logger
-	staff    *models.StaffStore
-	pets     *models.PetStore
-	photos   Photos
-	orders   *models.OrderStore
-	keys     *models.APIKeyStore
-	clients  *models.ClientStore
-	webhooks *models.WebhookStore
-	events   *models.EventStore
-	limiter  ratelimit.Limiter
-	now      func() time.Time
-	sessions *session.Store
-	export   exporter
-}
-
-func newAdmin(d Deps, sessions adminSessions, trail auditTrail, export exporter) *admin {
-	return &admin{
-		adminSessions: sessions,
-		auditTrail:    trail,
-		log:           d.Log,
-		staff:         d.Staff,
-		pets:          d.Pets,
-		photos:        d.Photos,
-		orders:        d.Orders,
-		keys:          d.Keys,
-		clients:       d.Clients,
-		webhooks:      d.Webhooks,
-		events:        d.Events,
-		limiter:       d.Limiter,
-		now:           d.Now,
-		sessions:      sessions.store,
-		export:        export,
-	}
-}
 
 // storeClock is the service's clock, read in the store's time zone: its day is the admin pages'
 // "today".
