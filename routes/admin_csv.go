@@ -53,10 +53,9 @@ func (r csvRows) Time(t *time.Time) string {
 
 // exporter answers the lists' CSV exports.
 type exporter struct {
-	now func() time.Time
-	// zone is the store's time zone: the file's date and the times in it are in it.
-	zone *time.Location
-	log  *slog.Logger
+	// The file's date and the times in it are in the store's time zone.
+	storeClock
+	log *slog.Logger
 	// timeout bounds each page an export reads, as it bounds a request.
 	timeout time.Duration
 }

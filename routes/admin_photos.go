@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app/media"
@@ -23,7 +24,7 @@ func photoViews(photos []models.Photo) []views.PhotoView {
 
 // addPetPhotos uploads the photos chosen on a pet's page, in the order chosen, each through the
 // API's own path (re-encoded, stored, then added).
-func addPetPhotos(sessions adminSessions, photos Photos) fiber.Handler {
+func addPetPhotos(sessions adminSessions, photos Photos, dbTimeout time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, err := pathID(c, "id")
 		if err != nil {
@@ -62,7 +63,7 @@ func addPetPhotos(sessions adminSessions, photos Photos) fiber.Handler {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(work, photos.DBTimeout)
+			ctx, cancel := context.WithTimeout(work, dbTimeout)
 			_, err = photos.Rows.Add(ctx, id, models.NewPhoto{Key: img.Full.Key, ThumbKey: img.Thumb.Key, ContentType: img.Full.ContentType,
 				Width: img.Full.Width, Height: img.Full.Height}, actor, nil)
 			cancel()
