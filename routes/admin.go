@@ -174,7 +174,9 @@ func adminResponses(c *fiber.Ctx) error {
 }
 
 // requireStaff lets a request through only with the session of an active staff member; anyone
-// else is sent to the login page, which brings them back here afterwards.
+// else is sent to the login page, which brings them back here afterwards. The request then
+// acts as that staff member, its tables' counts spend at most countBudget, and its pages show
+// times in zone.
 func requireStaff(s adminSessions, staff *models.StaffStore, countBudget time.Duration, zone *time.Location) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		sess, err := s.store.Get(c)
