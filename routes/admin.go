@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -18,7 +17,6 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 	"github.com/gofiber/fiber/v2/middleware/session"
 	"github.com/gofiber/fiber/v2/utils"
-	"github.com/petstore/petstore/app/ratelimit"
 	"github.com/petstore/petstore/models"
 	"github.com/petstore/petstore/views"
 	"github.com/valyala/fasthttp"
@@ -33,71 +31,35 @@ const (
 	sessPasswordAt = "password_at"
 )
 
-// admin is what the admin pages' handlers share.
-type admin struct {
-	log      *slog.Logger
-	staff    *models.StaffStore
-	pets     *models.PetStore
-	photos   Photos
-	cats     *models.CategoryStore
-	orders   *models.OrderStore
-	keys     *models.APIKeyStore
-	clients  *models.ClientStore
-	audit    *models.AuditStore
-	webhooks *models.WebhookStore
-	events   *models.EventStore
-	limiter  ratelimit.Limiter
-	now      func() time.Time
-	sessions *session.Store
-	logins   *loginGuard
-	// dbTimeout bounds each page a CSV export reads, as it bounds a request.
-	dbTimeout   time.Duration
-	countBudget time.Duration
-	// zone is the store's time zone, in which the pages and the CSV show times.
+// storeClock is the service's clock, read in the store's time zone: its day is the admin pages'
+// "today".
+type storeClock struct {
+	now  func() time.Time
 	zone *time.Location
 }
 
-func newAdmin(d Deps) *admin {
-	timeout := d.SessionTimeout
+func (t storeClock) today() time.Time { return t.now().In(t.zone) }
+
+// adminSessions are the admin pages' sessions: who is signed in, and the message a form post
+// leaves for the page it redirects to.
+type adminSessions struct{ store *session.Store }
+
+// newAdminSessions keeps the sessions in storage, for timeout after they start (0: 8 hours).
+// Without a storage, fiber keeps sessions in this instance's memory; its store then exposes that
+// memory, where the login guard keeps the addresses accounts sign in from.
+func newAdminSessions(storage fiber.Storage, timeout time.Duration) adminSessions {
 	if timeout <= 0 {
 		timeout = 8 * time.Hour
 	}
-	// Without a storage, fiber keeps sessions in this instance's memory; its store then exposes
-	// that memory, where the login guard keeps the addresses accounts sign in from.
-	store := session.New(session.Config{
-		Storage:           d.Sessions,
+	return adminSessions{session.New(session.Config{
+		Storage:           storage,
 		Expiration:        timeout,
 		KeyLookup:         "cookie:petstore_session",
 		CookiePath:        "/admin",
 		CookieHTTPOnly:    true,
 		CookieSameSite:    "Lax",
 		CookieSessionOnly: true,
-	})
-	zone := d.Zone
-	if zone == nil {
-		zone = time.UTC
-	}
-	return &admin{
-		log:      d.Log,
-		staff:    d.Staff,
-		pets:     d.Pets,
-		photos:   d.Photos,
-		cats:     d.Categories,
-		orders:   d.Orders,
-		keys:     d.Keys,
-		clients:  d.Clients,
-		audit:    d.Audit,
-		webhooks: d.Webhooks,
-		events:   d.Events,
-		limiter:  d.Limiter,
-		now:      d.Now,
-		sessions: store,
-		logins:   newLoginGuard(d.Limiter, store.Storage),
-
-		dbTimeout:   d.DBTimeout,
-		countBudget: d.CountBudget,
-		zone:        zone,
-	}
+	})}
 }
 
 type csrfLocal struct{}
@@ -118,7 +80,7 @@ var errCSRF = fiber.NewError(fiber.StatusForbidden, "This form has expired or di
 // session (fiber's csrf middleware, which keeps its tokens on the server). A visitor without
 // one, on the login form, gets the token in a cookie only and posts it back (a double submit):
 // reading the login page stores nothing on the server, however often it is read.
-func (a *admin) csrf() fiber.Handler {
+func (s adminSessions) csrf() fiber.Handler {
 	inSession := csrf.New(csrf.Config{
 		KeyLookup:         "form:_csrf",
 		CookieName:        csrfCookie,
@@ -126,13 +88,13 @@ func (a *admin) csrf() fiber.Handler {
 		CookieHTTPOnly:    true,
 		CookieSameSite:    "Lax",
 		CookieSessionOnly: true,
-		Expiration:        a.sessions.Expiration,
-		Session:           a.sessions,
+		Expiration:        s.store.Expiration,
+		Session:           s.store,
 		ContextKey:        csrfLocal{},
 		ErrorHandler:      func(*fiber.Ctx, error) error { return errCSRF },
 	})
 	return func(c *fiber.Ctx) error {
-		sess, err := a.sessions.Get(c)
+		sess, err := s.store.Get(c)
 		if err != nil {
 			return err
 		}
@@ -212,41 +174,45 @@ func adminResponses(c *fiber.Ctx) error {
 }
 
 // requireStaff lets a request through only with the session of an active staff member; anyone
-// else is sent to the login page, which brings them back here afterwards.
-func (a *admin) requireStaff(c *fiber.Ctx) error {
-	sess, err := a.sessions.Get(c)
-	if err != nil {
-		return err
-	}
-	id, _ := sess.Get(sessStaffID).(int64)
-	if id == 0 {
-		return toLogin(c)
-	}
-	st, err := a.staff.Get(c.UserContext(), id)
-	if models.ErrorCode(err) == models.ENotFound || (err == nil && (!st.Active() || sessionPasswordAt(sess) != passwordAt(st))) {
-		if err := sess.Destroy(); err != nil {
+// else is sent to the login page, which brings them back here afterwards. The request then
+// acts as that staff member, its tables' counts spend at most countBudget, and its pages show
+// times in zone.
+func requireStaff(s adminSessions, staff *models.StaffStore, countBudget time.Duration, zone *time.Location) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		sess, err := s.store.Get(c)
+		if err != nil {
 			return err
 		}
-		return toLogin(c)
-	}
-	if err != nil {
-		return err
-	}
-	// A one-time password opens only the page that replaces it (and logging out).
-	if st.MustChangePassword && c.Path() != "/admin/account" && c.Path() != "/admin/account/password" && c.Path() != "/admin/logout" {
-		return c.Redirect("/admin/account", fiber.StatusSeeOther)
-	}
-	if flash, _ := sess.Get(sessFlash).(string); flash != "" {
-		sess.Delete(sessFlash)
-		if err := sess.Save(); err != nil {
+		id, _ := sess.Get(sessStaffID).(int64)
+		if id == 0 {
+			return toLogin(c)
+		}
+		st, err := staff.Get(c.UserContext(), id)
+		if models.ErrorCode(err) == models.ENotFound || (err == nil && (!st.Active() || sessionPasswordAt(sess) != passwordAt(st))) {
+			if err := sess.Destroy(); err != nil {
+				return err
+			}
+			return toLogin(c)
+		}
+		if err != nil {
 			return err
 		}
-		c.Locals(flashLocal{}, flash)
+		// A one-time password opens only the page that replaces it (and logging out).
+		if st.MustChangePassword && c.Path() != "/admin/account" && c.Path() != "/admin/account/password" && c.Path() != "/admin/logout" {
+			return c.Redirect("/admin/account", fiber.StatusSeeOther)
+		}
+		if flash, _ := sess.Get(sessFlash).(string); flash != "" {
+			sess.Delete(sessFlash)
+			if err := sess.Save(); err != nil {
+				return err
+			}
+			c.Locals(flashLocal{}, flash)
+		}
+		c.Locals(meLocal{}, st)
+		ctx := models.WithCountBudget(models.WithActor(c.UserContext(), models.StaffActor(st.Username)), countBudget)
+		c.SetUserContext(views.WithZone(ctx, zone))
+		return c.Next()
 	}
-	c.Locals(meLocal{}, st)
-	ctx := models.WithCountBudget(models.WithActor(c.UserContext(), models.StaffActor(st.Username)), a.countBudget)
-	c.SetUserContext(views.WithZone(ctx, a.zone))
-	return c.Next()
 }
 
 // passwordAt is when the account's password last changed, as sessions keep it.
@@ -265,8 +231,8 @@ func sessionPasswordAt(sess *session.Session) int64 {
 // startSession gives the browser a new session id for st, dropping the old one and everything
 // kept under it (its CSRF token included), so an id planted before (session fixation) is worth
 // nothing after.
-func (a *admin) startSession(c *fiber.Ctx, st *models.Staff, flash string) error {
-	sess, err := a.sessions.Get(c)
+func (s adminSessions) startSession(c *fiber.Ctx, st *models.Staff, flash string) error {
+	sess, err := s.store.Get(c)
 	if err != nil {
 		return err
 	}
@@ -331,8 +297,8 @@ func render(c *fiber.Ctx, component templ.Component) error {
 
 // redirectWithFlash ends a successful form post: the message shows once on the next page, and
 // reloading that page does not post the form again.
-func (a *admin) redirectWithFlash(c *fiber.Ctx, to, flash string) error {
-	sess, err := a.sessions.Get(c)
+func (s adminSessions) redirectWithFlash(c *fiber.Ctx, to, flash string) error {
+	sess, err := s.store.Get(c)
 	if err != nil {
 		return err
 	}

@@ -83,84 +83,86 @@ var actorWords = map[string]string{
 const auditTrailSize = 10
 
 // listAudit is the audit log: every change, newest first, filtered by the query string.
-func (a *admin) listAudit(c *fiber.Ctx) error {
-	f := views.AuditFilter{
-		Actor:    strings.TrimSpace(utils.CopyString(c.Query("actor"))),
-		Object:   utils.CopyString(c.Query("object")),
-		ObjectID: utils.CopyString(c.Query("id")),
-		Action:   utils.CopyString(c.Query("action")),
-		Date:     utils.CopyString(c.Query("date")),
-	}
-	filter := models.AuditFilter{Actor: f.Actor, Object: f.Object, Action: f.Action}
-	// A bare name is a staff member's: "ada" finds staff:ada.
-	if f.Actor != "" && !strings.Contains(f.Actor, ":") && actorWords[f.Actor] == "" {
-		filter.Actor = models.StaffActor(strings.ToLower(f.Actor))
-	}
-	var err error
-	if f.Object != "" && !slices.Contains(models.AuditObjects, f.Object) {
-		return models.Errorf(models.EInvalid, "object: must be one of %s", strings.Join(models.AuditObjects, ", "))
-	}
-	if f.ObjectID != "" {
-		if filter.ObjectID, err = strconv.ParseInt(f.ObjectID, 10, 64); err != nil || filter.ObjectID < 1 || f.Object == "" {
-			return models.Errorf(models.EInvalid, "id: must be an object's id, with object")
+func listAudit(trail auditTrail, export exporter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f := views.AuditFilter{
+			Actor:    strings.TrimSpace(utils.CopyString(c.Query("actor"))),
+			Object:   utils.CopyString(c.Query("object")),
+			ObjectID: utils.CopyString(c.Query("id")),
+			Action:   utils.CopyString(c.Query("action")),
+			Date:     utils.CopyString(c.Query("date")),
 		}
-	}
-	if f.Action != "" && !slices.Contains(models.AuditActions, f.Action) {
-		return models.Errorf(models.EInvalid, "action: must be one of %s", strings.Join(models.AuditActions, ", "))
-	}
-	if f.Date != "" {
-		if filter.Day, err = time.ParseInLocation(time.DateOnly, f.Date, a.zone); err != nil {
-			return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
+		filter := models.AuditFilter{Actor: f.Actor, Object: f.Object, Action: f.Action}
+		// A bare name is a staff member's: "ada" finds staff:ada.
+		if f.Actor != "" && !strings.Contains(f.Actor, ":") && actorWords[f.Actor] == "" {
+			filter.Actor = models.StaffActor(strings.ToLower(f.Actor))
 		}
-	}
-	pg, err := listPage(adminQuery(c), models.AuditOrder)
-	if err != nil {
-		return err
-	}
-	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+		var err error
+		if f.Object != "" && !slices.Contains(models.AuditObjects, f.Object) {
+			return models.Errorf(models.EInvalid, "object: must be one of %s", strings.Join(models.AuditObjects, ", "))
+		}
+		if f.ObjectID != "" {
+			if filter.ObjectID, err = strconv.ParseInt(f.ObjectID, 10, 64); err != nil || filter.ObjectID < 1 || f.Object == "" {
+				return models.Errorf(models.EInvalid, "id: must be an object's id, with object")
+			}
+		}
+		if f.Action != "" && !slices.Contains(models.AuditActions, f.Action) {
+			return models.Errorf(models.EInvalid, "action: must be one of %s", strings.Join(models.AuditActions, ", "))
+		}
+		if f.Date != "" {
+			if filter.Day, err = time.ParseInLocation(time.DateOnly, f.Date, trail.zone); err != nil {
+				return models.Errorf(models.EInvalid, "date: must be a day such as 2026-11-23")
+			}
+		}
+		pg, err := listPage(adminQuery(c), models.AuditOrder)
 		if err != nil {
 			return err
 		}
-		return a.exportAudit(c, filter)
+		if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+			if err != nil {
+				return err
+			}
+			return exportAudit(c, trail, export, filter)
+		}
+		entries, err := trail.audit.List(c.UserContext(), filter, pg)
+		if err != nil {
+			return err
+		}
+		rows, err := trail.auditRows(c, entries.Items)
+		if err != nil {
+			return err
+		}
+		props := views.AuditProps{Filter: f, Rows: rows, CSVURL: withQuery(c, "format", "csv")}
+		for _, o := range models.AuditObjects {
+			props.Objects = append(props.Objects, views.Option{Value: o, Label: auditObjects[o].noun})
+		}
+		for _, act := range models.AuditActions {
+			props.Actions = append(props.Actions, views.Option{Value: act, Label: auditActions[act]})
+		}
+		props.Pager = pager(c, pg, entries)
+		return render(c, views.AuditPage(page(c, "Audit log", views.SectionAudit), props))
 	}
-	entries, err := a.audit.List(c.UserContext(), filter, pg)
-	if err != nil {
-		return err
-	}
-	rows, err := a.auditRows(c, entries.Items)
-	if err != nil {
-		return err
-	}
-	props := views.AuditProps{Filter: f, Rows: rows, CSVURL: withQuery(c, "format", "csv")}
-	for _, o := range models.AuditObjects {
-		props.Objects = append(props.Objects, views.Option{Value: o, Label: auditObjects[o].noun})
-	}
-	for _, act := range models.AuditActions {
-		props.Actions = append(props.Actions, views.Option{Value: act, Label: auditActions[act]})
-	}
-	props.Pager = pager(c, pg, entries)
-	return render(c, views.AuditPage(page(c, "Audit log", views.SectionAudit), props))
 }
 
 // exportAudit streams the entries the filter keeps, newest first, as CSV, written as the page
 // writes them: who by name, the action's verb, and each changed field as "Name: Charlie →
 // Charlie Brown", one to a line. The actor's and the action's codes stay beside them, for a
 // filter in the spreadsheet.
-func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
+func exportAudit(c *fiber.Ctx, trail auditTrail, export exporter, f models.AuditFilter) error {
 	header := []string{"id", "time", "who", "actor", "object", "object id", "object name", "action", "did", "changes"}
-	cats, err := a.categoryNames(c.UserContext())
+	cats, err := trail.categoryNames(c.UserContext())
 	if err != nil {
 		return err
 	}
-	return a.exportCSV(c, "audit", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.dbTimeout, models.Page{}, func(ctx context.Context, pg models.Page) (models.Paged[models.AuditEntry], error) {
-			return a.audit.List(ctx, f, pg)
+	return export.csv(c, "audit", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, export.timeout, models.Page{}, func(ctx context.Context, pg models.Page) (models.Paged[models.AuditEntry], error) {
+			return trail.audit.List(ctx, f, pg)
 		}, func(ctx context.Context, entries []models.AuditEntry) error {
 			actors := make([]string, len(entries))
 			for i := range entries {
 				actors[i] = entries[i].Actor
 			}
-			names, err := a.audit.Actors(ctx, actors)
+			names, err := trail.audit.Actors(ctx, actors)
 			if err != nil {
 				return err
 			}
@@ -170,7 +172,7 @@ func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
 				if did == "" {
 					did = e.Action
 				}
-				changes := fieldChanges(e.BeforeFields(), e.AfterFields(), cats, a.zone)
+				changes := fieldChanges(e.BeforeFields(), e.AfterFields(), cats, trail.zone)
 				lines := make([]string, len(changes))
 				for j, ch := range changes {
 					lines[j] = ch.String()
@@ -186,9 +188,18 @@ func (a *admin) exportAudit(c *fiber.Ctx, f models.AuditFilter) error {
 	})
 }
 
+// auditTrail writes audit entries for the pages that show them.
+type auditTrail struct {
+	audit *models.AuditStore
+	// cats name the categories the entries of pets refer to by id.
+	cats *models.CategoryStore
+	// zone is the store's time zone, in which the entries' times are written.
+	zone *time.Location
+}
+
 // categoryNames names the categories by id, as the audit log writes a pet's category.
-func (a *admin) categoryNames(ctx context.Context) (map[int64]string, error) {
-	cats, err := a.cats.List(ctx)
+func (t auditTrail) categoryNames(ctx context.Context) (map[int64]string, error) {
+	cats, err := t.cats.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -200,12 +211,12 @@ func (a *admin) categoryNames(ctx context.Context) (map[int64]string, error) {
 }
 
 // objectAudit is an object's newest entries for its page, and the address of all of them.
-func (a *admin) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.AuditRow, string, error) {
-	entries, err := a.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
+func (t auditTrail) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.AuditRow, string, error) {
+	entries, err := t.audit.List(c.UserContext(), models.AuditFilter{Object: object, ObjectID: id}, models.Page{Limit: auditTrailSize})
 	if err != nil {
 		return nil, "", err
 	}
-	rows, err := a.auditRows(c, entries.Items)
+	rows, err := t.auditRows(c, entries.Items)
 	if err != nil {
 		return nil, "", err
 	}
@@ -218,17 +229,17 @@ func (a *admin) objectAudit(c *fiber.Ctx, object string, id int64) ([]views.Audi
 
 // auditRows writes entries for people: actors by name, objects with their names, fields with
 // their labels and values, each linked to its page when the viewer may open it.
-func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.AuditRow, error) {
+func (t auditTrail) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.AuditRow, error) {
 	ctx := c.UserContext()
 	actors := make([]string, len(entries))
 	for i := range entries {
 		actors[i] = entries[i].Actor
 	}
-	names, err := a.audit.Actors(ctx, actors)
+	names, err := t.audit.Actors(ctx, actors)
 	if err != nil {
 		return nil, err
 	}
-	catNames, err := a.categoryNames(ctx)
+	catNames, err := t.categoryNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +252,7 @@ func (a *admin) auditRows(c *fiber.Ctx, entries []models.AuditEntry) ([]views.Au
 		if rows[i].Action == "" {
 			rows[i].Action = e.Action
 		}
-		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames, a.zone)
+		rows[i].Changes = fieldChanges(e.BeforeFields(), e.AfterFields(), catNames, t.zone)
 	}
 	return rows, nil
 }

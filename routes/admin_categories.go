@@ -7,12 +7,12 @@ import (
 )
 
 // categoryRows lists every category with its number of pets (estimated in a large catalogue).
-func (a *admin) categoryRows(c *fiber.Ctx) ([]views.CategoryRow, error) {
-	cats, err := a.cats.List(c.UserContext())
+func categoryRows(c *fiber.Ctx, pets *models.PetStore, categories *models.CategoryStore) ([]views.CategoryRow, error) {
+	cats, err := categories.List(c.UserContext())
 	if err != nil {
 		return nil, err
 	}
-	counts, exact, err := a.pets.CategoryTotals(c.UserContext())
+	counts, exact, err := pets.CategoryTotals(c.UserContext())
 	if err != nil {
 		return nil, err
 	}
@@ -23,61 +23,67 @@ func (a *admin) categoryRows(c *fiber.Ctx) ([]views.CategoryRow, error) {
 	return rows, nil
 }
 
-func (a *admin) renderCategories(c *fiber.Ctx, props views.CategoriesProps) error {
+func renderCategories(c *fiber.Ctx, props views.CategoriesProps) error {
 	props.Max = models.MaxCategories
 	return render(c, views.Categories(page(c, "Categories", views.SectionCategories), props))
 }
 
-// listCategories is the categories page.
-func (a *admin) listCategories(c *fiber.Ctx) error {
-	rows, err := a.categoryRows(c)
-	if err != nil {
-		return err
+// adminListCategories is the categories page.
+func adminListCategories(pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		rows, err := categoryRows(c, pets, cats)
+		if err != nil {
+			return err
+		}
+		return renderCategories(c, views.CategoriesProps{Rows: rows})
 	}
-	return a.renderCategories(c, views.CategoriesProps{Rows: rows})
 }
 
 // createCategory adds a category; a refused name comes back beside the field, as typed.
-func (a *admin) createCategory(c *fiber.Ctx) error {
-	name := c.FormValue("name")
-	cat, err := a.cats.Create(c.UserContext(), name)
-	if err == nil {
-		return a.redirectWithFlash(c, "/admin/categories", "Added the category "+cat.Name+".")
+func createCategory(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		name := c.FormValue("name")
+		cat, err := cats.Create(c.UserContext(), name)
+		if err == nil {
+			return sessions.redirectWithFlash(c, "/admin/categories", "Added the category "+cat.Name+".")
+		}
+		if !formRefusal(err) {
+			return err
+		}
+		rows, rerr := categoryRows(c, pets, cats)
+		if rerr != nil {
+			return rerr
+		}
+		c.Status(statusOf(err))
+		return renderCategories(c, views.CategoriesProps{Rows: rows, NewName: name, AddError: fieldMessage(err, "name")})
 	}
-	if !formRefusal(err) {
-		return err
-	}
-	rows, rerr := a.categoryRows(c)
-	if rerr != nil {
-		return rerr
-	}
-	c.Status(statusOf(err))
-	return a.renderCategories(c, views.CategoriesProps{Rows: rows, NewName: name, AddError: fieldMessage(err, "name")})
 }
 
 // renameCategory renames one category; a refused name comes back in its row, as typed.
-func (a *admin) renameCategory(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	name := c.FormValue("name")
-	cat, err := a.cats.Rename(c.UserContext(), id, name)
-	if err == nil {
-		return a.redirectWithFlash(c, "/admin/categories", "Renamed the category to "+cat.Name+".")
-	}
-	if !formRefusal(err) {
-		return err
-	}
-	rows, rerr := a.categoryRows(c)
-	if rerr != nil {
-		return rerr
-	}
-	for i := range rows {
-		if rows[i].ID == id {
-			rows[i].Rename, rows[i].RenameError = name, fieldMessage(err, "name")
+func renameCategory(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
 		}
+		name := c.FormValue("name")
+		cat, err := cats.Rename(c.UserContext(), id, name)
+		if err == nil {
+			return sessions.redirectWithFlash(c, "/admin/categories", "Renamed the category to "+cat.Name+".")
+		}
+		if !formRefusal(err) {
+			return err
+		}
+		rows, rerr := categoryRows(c, pets, cats)
+		if rerr != nil {
+			return rerr
+		}
+		for i := range rows {
+			if rows[i].ID == id {
+				rows[i].Rename, rows[i].RenameError = name, fieldMessage(err, "name")
+			}
+		}
+		c.Status(statusOf(err))
+		return renderCategories(c, views.CategoriesProps{Rows: rows})
 	}
-	c.Status(statusOf(err))
-	return a.renderCategories(c, views.CategoriesProps{Rows: rows})
 }

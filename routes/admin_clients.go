@@ -3,6 +3,7 @@ package routes
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -17,8 +18,8 @@ func clientRow(c *models.ClientSummary) views.ClientRow {
 		Orders: c.Orders, CreatedAt: c.CreatedAt}
 }
 
-func (a *admin) renderClients(c *fiber.Ctx, form views.ClientForm) error {
-	list, err := a.clients.List(c.UserContext(), a.now())
+func renderClients(c *fiber.Ctx, clients *models.ClientStore, now func() time.Time, form views.ClientForm) error {
+	list, err := clients.List(c.UserContext(), now())
 	if err != nil {
 		return err
 	}
@@ -30,25 +31,27 @@ func (a *admin) renderClients(c *fiber.Ctx, form views.ClientForm) error {
 }
 
 // listClients is the clients page; with format=csv, every client as CSV.
-func (a *admin) listClients(c *fiber.Ctx) error {
-	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
-		if err != nil {
-			return err
+func listClients(kv keyViews, export exporter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+			if err != nil {
+				return err
+			}
+			return exportClients(c, kv.clients, export)
 		}
-		return a.exportClients(c)
+		return renderClients(c, kv.clients, kv.now, views.ClientForm{})
 	}
-	return a.renderClients(c, views.ClientForm{})
 }
 
 // exportClients writes every client as CSV, with the numbers its list shows. Clients are few,
 // and read in one go.
-func (a *admin) exportClients(c *fiber.Ctx) error {
-	list, err := a.clients.List(c.UserContext(), a.now())
+func exportClients(c *fiber.Ctx, clients *models.ClientStore, export exporter) error {
+	list, err := clients.List(c.UserContext(), export.now())
 	if err != nil {
 		return err
 	}
 	header := []string{"id", "name", "email", "created", "keys", "active keys", "orders"}
-	return a.exportCSV(c, "clients", header, func(_ context.Context, rows csvRows) error {
+	return export.csv(c, "clients", header, func(_ context.Context, rows csvRows) error {
 		for i := range list {
 			cl := &list[i]
 			err := rows.Row(strconv.FormatInt(cl.ID, 10), cl.Name, cl.Email, rows.Time(&cl.CreatedAt),
@@ -62,35 +65,39 @@ func (a *admin) exportClients(c *fiber.Ctx) error {
 }
 
 // createClient adds a client and goes to its page, where it is given keys.
-func (a *admin) createClient(c *fiber.Ctx) error {
-	f := views.ClientForm{Name: c.FormValue("name"), Email: c.FormValue("email")}
-	cl, err := a.clients.Create(c.UserContext(), models.NewClient{Name: f.Name, Email: f.Email})
-	if err != nil {
-		if !formRefusal(err) {
-			return err
+func createClient(sessions adminSessions, kv keyViews) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f := views.ClientForm{Name: c.FormValue("name"), Email: c.FormValue("email")}
+		cl, err := kv.clients.Create(c.UserContext(), models.NewClient{Name: f.Name, Email: f.Email})
+		if err != nil {
+			if !formRefusal(err) {
+				return err
+			}
+			f.Errors = models.FieldMessages(err)
+			c.Status(statusOf(err))
+			return renderClients(c, kv.clients, kv.now, f)
 		}
-		f.Errors = models.FieldMessages(err)
-		c.Status(statusOf(err))
-		return a.renderClients(c, f)
+		return sessions.redirectWithFlash(c, "/admin/clients/"+strconv.FormatInt(cl.ID, 10), "Added the client "+cl.Name+". Issue it a key below.")
 	}
-	return a.redirectWithFlash(c, "/admin/clients/"+strconv.FormatInt(cl.ID, 10), "Added the client "+cl.Name+". Issue it a key below.")
 }
 
 // showClient is a client's page: its keys, its recent orders, its webhook endpoints, and a form
 // to issue it a key.
-func (a *admin) showClient(c *fiber.Ctx) error { return a.renderClient(c, newKeyForm()) }
+func showClient(kv keyViews, orders *models.OrderStore, pets *models.PetStore, webhooks *models.WebhookStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error { return renderClient(c, kv, orders, pets, webhooks, trail, newKeyForm()) }
+}
 
-func (a *admin) renderClient(c *fiber.Ctx, form views.KeyForm) error {
+func renderClient(c *fiber.Ctx, kv keyViews, orders *models.OrderStore, pets *models.PetStore, webhooks *models.WebhookStore, trail auditTrail, form views.KeyForm) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	cl, err := a.clients.Get(ctx, id)
+	cl, err := kv.clients.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	summaries, err := a.clients.List(ctx, a.now())
+	summaries, err := kv.clients.List(ctx, kv.now())
 	if err != nil {
 		return err
 	}
@@ -100,48 +107,52 @@ func (a *admin) renderClient(c *fiber.Ctx, form views.KeyForm) error {
 			d.Client = clientRow(&summaries[i])
 		}
 	}
-	keys, err := a.keys.ListForClient(ctx, id)
+	keys, err := kv.keys.ListForClient(ctx, id)
 	if err != nil {
 		return err
 	}
-	if d.Keys, err = a.keyRows(c, keys); err != nil {
+	if d.Keys, err = kv.rows(c, keys); err != nil {
 		return err
 	}
-	orders, err := a.orders.ListForClient(ctx, id, clientOrdersShown)
+	placed, err := orders.ListForClient(ctx, id, clientOrdersShown)
 	if err != nil {
 		return err
 	}
-	petIDs := make([]int64, len(orders))
-	for i, o := range orders {
+	petIDs := make([]int64, len(placed))
+	for i, o := range placed {
 		petIDs[i] = o.PetID
 	}
-	names, err := a.pets.Names(ctx, petIDs)
+	names, err := pets.Names(ctx, petIDs)
 	if err != nil {
 		return err
 	}
-	d.Orders = make([]views.OrderRow, len(orders))
-	for i := range orders {
-		d.Orders[i] = orderRow(&orders[i], names[orders[i].PetID])
+	d.Orders = make([]views.OrderRow, len(placed))
+	for i := range placed {
+		d.Orders[i] = orderRow(&placed[i], names[placed[i].PetID])
 	}
-	endpoints, err := a.clientWebhooks(c, id)
+	endpoints, err := clientWebhooks(c, webhooks, id)
 	if err != nil {
 		return err
 	}
 	d.Webhooks = views.ClientWebhooks(endpoints)
-	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectClient, id); err != nil {
+	if d.Audit, d.AuditURL, err = trail.objectAudit(c, models.ObjectClient, id); err != nil {
 		return err
 	}
 	return render(c, views.ClientDetail(page(c, cl.Name, views.SectionClients), d))
 }
 
 // createClientKey issues a key for the client with the chosen scopes and shows it once.
-func (a *admin) createClientKey(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func createClientKey(sessions adminSessions, kv keyViews, orders *models.OrderStore, pets *models.PetStore, webhooks *models.WebhookStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		if _, err := kv.clients.Get(c.UserContext(), id); err != nil {
+			return err
+		}
+		return issueKey(c, sessions, kv.keys, id, func(c *fiber.Ctx, f views.KeyForm) error {
+			return renderClient(c, kv, orders, pets, webhooks, trail, f)
+		})
 	}
-	if _, err := a.clients.Get(c.UserContext(), id); err != nil {
-		return err
-	}
-	return a.issueKey(c, id, a.renderClient)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -50,18 +51,27 @@ func (r csvRows) Time(t *time.Time) string {
 	return t.In(r.zone).Format(csvTimeLayout)
 }
 
-// exportCSV answers the file name-DATE.csv (the store's date): header, then every row write
+// exporter answers the lists' CSV exports.
+type exporter struct {
+	// The file's date and the times in it are in the store's time zone.
+	storeClock
+	log *slog.Logger
+	// timeout bounds each page an export reads, as it bounds a request.
+	timeout time.Duration
+}
+
+// csv answers the file name-DATE.csv (the store's date): header, then every row write
 // produces, streamed as it is written. write reads its list a page at a time (exportPages), so
 // no export holds more than a page in memory, however long the list. It runs after the handler
 // has returned, with ctx (the request's, without its deadline; each page has its own). A failure
 // after the first row has gone can no longer change the status: the file then ends with a row
 // that says so.
-func (a *admin) exportCSV(c *fiber.Ctx, name string, header []string, write func(ctx context.Context, rows csvRows) error) error {
+func (x exporter) csv(c *fiber.Ctx, name string, header []string, write func(ctx context.Context, rows csvRows) error) error {
 	ctx := context.WithoutCancel(c.UserContext())
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	// The name is the list's own and a date, never anything from the request.
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+"-"+a.now().In(a.zone).Format(time.DateOnly)+`.csv"`)
-	log, zone := a.log, a.zone
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+"-"+x.now().In(x.zone).Format(time.DateOnly)+`.csv"`)
+	log, zone := x.log, x.zone
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		_, err := bw.WriteString(byteOrderMark)
 		w := csv.NewWriter(bw)

@@ -17,23 +17,32 @@ import (
 // it, so reloading that page cannot issue a second key.
 const sessNewKey = "new_key"
 
-// keyRow is a key as the pages show it, with its client's name and its usage of the current
+// keyViews are what the pages of keys and clients show keys with: the keys, their clients'
+// names, today's usage from the limiter, and the clock that says which have expired.
+type keyViews struct {
+	keys    *models.APIKeyStore
+	clients *models.ClientStore
+	limiter ratelimit.Limiter
+	now     func() time.Time
+}
+
+// row is a key as the pages show it, with its client's name and its usage of the current
 // windows.
-func (a *admin) keyRow(c *fiber.Ctx, k *models.APIKey, clientName string) (views.KeyRow, error) {
-	u, err := a.limiter.Usage(c.UserContext(), ratelimit.KeyClient(k.ID))
+func (kv keyViews) row(c *fiber.Ctx, k *models.APIKey, clientName string) (views.KeyRow, error) {
+	u, err := kv.limiter.Usage(c.UserContext(), ratelimit.KeyClient(k.ID))
 	if err != nil {
 		return views.KeyRow{}, err
 	}
 	l := k.Limits()
 	return views.KeyRow{ID: k.ID, Name: k.Name, Prefix: k.Prefix, ClientID: k.ClientID, ClientName: clientName,
 		Scopes: k.Scopes.Strings(), Plan: string(k.Plan), PerMinute: l.PerMinute, PerDay: l.PerDay,
-		State: k.State(a.now()), UsedToday: u.Day, UsedMinute: u.Minute, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
+		State: k.State(kv.now()), UsedToday: u.Day, UsedMinute: u.Minute, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
 		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, BannedUntil: k.BannedUntil}, nil
 }
 
-// keyRows are keys as the pages show them.
-func (a *admin) keyRows(c *fiber.Ctx, keys []models.APIKey) ([]views.KeyRow, error) {
-	clients, err := a.clients.List(c.UserContext(), a.now())
+// rows are keys as the pages show them.
+func (kv keyViews) rows(c *fiber.Ctx, keys []models.APIKey) ([]views.KeyRow, error) {
+	clients, err := kv.clients.List(c.UserContext(), kv.now())
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +52,7 @@ func (a *admin) keyRows(c *fiber.Ctx, keys []models.APIKey) ([]views.KeyRow, err
 	}
 	rows := make([]views.KeyRow, len(keys))
 	for i := range keys {
-		if rows[i], err = a.keyRow(c, &keys[i], names[keys[i].ClientID]); err != nil {
+		if rows[i], err = kv.row(c, &keys[i], names[keys[i].ClientID]); err != nil {
 			return nil, err
 		}
 	}
@@ -51,7 +60,7 @@ func (a *admin) keyRows(c *fiber.Ctx, keys []models.APIKey) ([]views.KeyRow, err
 }
 
 // renderKeys is the keys page; ?state= keeps the keys in one state (the dashboard's banned keys).
-func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
+func renderKeys(c *fiber.Ctx, kv keyViews, form views.KeyForm) error {
 	state, err := adminQuery(c).one("state")
 	if err != nil {
 		return err
@@ -59,15 +68,15 @@ func (a *admin) renderKeys(c *fiber.Ctx, form views.KeyForm) error {
 	if state != "" && !slices.Contains(keyStates, state) {
 		return &models.Error{Code: models.EInvalid, Field: "state", Message: "state: must be one of " + strings.Join(keyStates, ", ") + ", or left out for every key"}
 	}
-	keys, err := a.keys.List(c.UserContext())
+	keys, err := kv.keys.List(c.UserContext())
 	if err != nil {
 		return err
 	}
 	if state != "" {
-		now := a.now()
+		now := kv.now()
 		keys = slices.DeleteFunc(keys, func(k models.APIKey) bool { return k.State(now) != state })
 	}
-	rows, err := a.keyRows(c, keys)
+	rows, err := kv.rows(c, keys)
 	if err != nil {
 		return err
 	}
@@ -82,14 +91,16 @@ func newKeyForm() views.KeyForm {
 }
 
 // listKeys is the API keys page; with format=csv, every key as CSV.
-func (a *admin) listKeys(c *fiber.Ctx) error {
-	if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
-		if err != nil {
-			return err
+func listKeys(kv keyViews, export exporter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if csv, err := wantsCSV(adminQuery(c)); csv || err != nil {
+			if err != nil {
+				return err
+			}
+			return exportKeys(c, kv.keys, export)
 		}
-		return a.exportKeys(c)
+		return renderKeys(c, kv, newKeyForm())
 	}
-	return a.renderKeys(c, newKeyForm())
 }
 
 // formScopes reads the ticked scopes; none ticked is refused by the store.
@@ -128,13 +139,15 @@ func keyLimits(f views.KeyForm) (perMinute, perDay int, errs views.FormErrors) {
 }
 
 // createKey issues a key, with a new client of its name, and shows it once, on the key's page.
-func (a *admin) createKey(c *fiber.Ctx) error {
-	return a.issueKey(c, 0, a.renderKeys)
+func createKey(sessions adminSessions, kv keyViews) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		return issueKey(c, sessions, kv.keys, 0, func(c *fiber.Ctx, f views.KeyForm) error { return renderKeys(c, kv, f) })
+	}
 }
 
 // issueKey issues the key the form describes for client (a new one when 0) and shows it once,
 // on the key's page; a refused form is shown again by rerender.
-func (a *admin) issueKey(c *fiber.Ctx, client int64, rerender func(*fiber.Ctx, views.KeyForm) error) error {
+func issueKey(c *fiber.Ctx, sessions adminSessions, keys *models.APIKeyStore, client int64, rerender func(*fiber.Ctx, views.KeyForm) error) error {
 	f := views.KeyForm{Name: c.FormValue("name"), Plan: c.FormValue("plan"), PerMinute: c.FormValue("perMinute"),
 		PerDay: c.FormValue("perDay"), ExpiresOn: c.FormValue("expiresOn"), Scopes: formScopes(c)}
 	perMinute, perDay, errs := keyLimits(f)
@@ -151,7 +164,7 @@ func (a *admin) issueKey(c *fiber.Ctx, client int64, rerender func(*fiber.Ctx, v
 		c.Status(fiber.StatusBadRequest)
 		return rerender(c, f)
 	}
-	k, plain, err := a.keys.Create(c.UserContext(), n)
+	k, plain, err := keys.Create(c.UserContext(), n)
 	if err != nil {
 		if !formRefusal(err) {
 			return err
@@ -163,7 +176,7 @@ func (a *admin) issueKey(c *fiber.Ctx, client int64, rerender func(*fiber.Ctx, v
 		c.Status(statusOf(err))
 		return rerender(c, f)
 	}
-	sess, err := a.sessions.Get(c)
+	sess, err := sessions.store.Get(c)
 	if err != nil {
 		return err
 	}
@@ -176,20 +189,22 @@ func (a *admin) issueKey(c *fiber.Ctx, client int64, rerender func(*fiber.Ctx, v
 }
 
 // showKey is a key's page; right after its creation, it shows the plain key, once.
-func (a *admin) showKey(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func showKey(sessions adminSessions, kv keyViews, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		k, err := kv.keys.Get(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		secret, err := popNewKey(c, sessions, id)
+		if err != nil {
+			return err
+		}
+		return renderKey(c, kv, trail, k, secret, planForm(k), views.KeyForm{Scopes: k.Scopes.Strings()})
 	}
-	k, err := a.keys.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	secret, err := a.popNewKey(c, id)
-	if err != nil {
-		return err
-	}
-	return a.renderKey(c, k, secret, planForm(k), views.KeyForm{Scopes: k.Scopes.Strings()})
 }
 
 // planForm is the plan form of key k as it stands.
@@ -202,8 +217,8 @@ func planForm(k *models.APIKey) views.KeyForm {
 }
 
 // popNewKey takes the plain key of key id out of the session, if it is there.
-func (a *admin) popNewKey(c *fiber.Ctx, id int64) (string, error) {
-	sess, err := a.sessions.Get(c)
+func popNewKey(c *fiber.Ctx, sessions adminSessions, id int64) (string, error) {
+	sess, err := sessions.store.Get(c)
 	if err != nil {
 		return "", err
 	}
@@ -219,109 +234,117 @@ func (a *admin) popNewKey(c *fiber.Ctx, id int64) (string, error) {
 	return strings.TrimPrefix(v, prefix), nil
 }
 
-func (a *admin) renderKey(c *fiber.Ctx, k *models.APIKey, secret string, plan, scopes views.KeyForm) error {
-	cl, err := a.clients.Get(c.UserContext(), k.ClientID)
+func renderKey(c *fiber.Ctx, kv keyViews, trail auditTrail, k *models.APIKey, secret string, plan, scopes views.KeyForm) error {
+	cl, err := kv.clients.Get(c.UserContext(), k.ClientID)
 	if err != nil {
 		return err
 	}
-	row, err := a.keyRow(c, k, cl.Name)
+	row, err := kv.row(c, k, cl.Name)
 	if err != nil {
 		return err
 	}
 	d := views.KeyDetailProps{Key: row, Secret: secret, Plan: plan, Scopes: scopes}
-	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectAPIKey, k.ID); err != nil {
+	if d.Audit, d.AuditURL, err = trail.objectAudit(c, models.ObjectAPIKey, k.ID); err != nil {
 		return err
 	}
 	return render(c, views.KeyDetail(page(c, k.Name, views.SectionKeys), d))
 }
 
 // changeKeyPlan moves a key to another plan, with custom limits on Enterprise.
-func (a *admin) changeKeyPlan(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func changeKeyPlan(sessions adminSessions, kv keyViews, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		f := views.KeyForm{Plan: c.FormValue("plan"), PerMinute: c.FormValue("perMinute"), PerDay: c.FormValue("perDay")}
+		perMinute, perDay, errs := keyLimits(f)
+		var k *models.APIKey
+		if len(errs) == 0 {
+			k, err = kv.keys.SetPlan(c.UserContext(), id, f.Plan, perMinute, perDay)
+			if err == nil {
+				return sessions.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), k.Name+" is now on the "+string(k.Plan)+" plan.")
+			}
+			if !formRefusal(err) {
+				return err
+			}
+			errs = models.FieldMessages(err)
+			c.Status(statusOf(err))
+		} else {
+			c.Status(fiber.StatusBadRequest)
+		}
+		if k, err = kv.keys.Get(c.UserContext(), id); err != nil {
+			return err
+		}
+		f.Errors = errs
+		return renderKey(c, kv, trail, k, "", f, views.KeyForm{Scopes: k.Scopes.Strings()})
 	}
-	f := views.KeyForm{Plan: c.FormValue("plan"), PerMinute: c.FormValue("perMinute"), PerDay: c.FormValue("perDay")}
-	perMinute, perDay, errs := keyLimits(f)
-	var k *models.APIKey
-	if len(errs) == 0 {
-		k, err = a.keys.SetPlan(c.UserContext(), id, f.Plan, perMinute, perDay)
+}
+
+// changeKeyScopes replaces a key's scopes; every instance applies them within a second.
+func changeKeyScopes(sessions adminSessions, kv keyViews, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		f := views.KeyForm{Scopes: formScopes(c)}
+		k, err := kv.keys.SetScopes(c.UserContext(), id, f.Scopes)
 		if err == nil {
-			return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), k.Name+" is now on the "+string(k.Plan)+" plan.")
+			return sessions.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), k.Name+" now has the scopes "+strings.Join(k.Scopes.Strings(), ", ")+".")
 		}
 		if !formRefusal(err) {
 			return err
 		}
-		errs = models.FieldMessages(err)
+		f.Errors = models.FieldMessages(err)
 		c.Status(statusOf(err))
-	} else {
-		c.Status(fiber.StatusBadRequest)
+		if k, err = kv.keys.Get(c.UserContext(), id); err != nil {
+			return err
+		}
+		return renderKey(c, kv, trail, k, "", planForm(k), f)
 	}
-	if k, err = a.keys.Get(c.UserContext(), id); err != nil {
-		return err
-	}
-	f.Errors = errs
-	return a.renderKey(c, k, "", f, views.KeyForm{Scopes: k.Scopes.Strings()})
-}
-
-// changeKeyScopes replaces a key's scopes; every instance applies them within a second.
-func (a *admin) changeKeyScopes(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	f := views.KeyForm{Scopes: formScopes(c)}
-	k, err := a.keys.SetScopes(c.UserContext(), id, f.Scopes)
-	if err == nil {
-		return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), k.Name+" now has the scopes "+strings.Join(k.Scopes.Strings(), ", ")+".")
-	}
-	if !formRefusal(err) {
-		return err
-	}
-	f.Errors = models.FieldMessages(err)
-	c.Status(statusOf(err))
-	if k, err = a.keys.Get(c.UserContext(), id); err != nil {
-		return err
-	}
-	return a.renderKey(c, k, "", planForm(k), f)
 }
 
 // revokeKey ends a key for good.
-func (a *admin) revokeKey(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func revokeKey(sessions adminSessions, keys *models.APIKeyStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		k, err := keys.Revoke(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		return sessions.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Revoked the key "+k.Name+".")
 	}
-	k, err := a.keys.Revoke(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Revoked the key "+k.Name+".")
 }
 
 // unbanKey lifts a temporary ban at once.
-func (a *admin) unbanKey(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func unbanKey(sessions adminSessions, keys *models.APIKeyStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		k, err := keys.Unban(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		return sessions.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Lifted the ban on "+k.Name+".")
 	}
-	k, err := a.keys.Unban(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return a.redirectWithFlash(c, "/admin/keys/"+strconv.FormatInt(id, 10), "Lifted the ban on "+k.Name+".")
 }
 
 // exportKeys writes every key as CSV: what the keys page shows of each, never a secret. Keys are
 // few, and read in one go.
-func (a *admin) exportKeys(c *fiber.Ctx) error {
-	keys, err := a.keys.List(c.UserContext())
+func exportKeys(c *fiber.Ctx, store *models.APIKeyStore, export exporter) error {
+	keys, err := store.List(c.UserContext())
 	if err != nil {
 		return err
 	}
 	header := []string{"id", "name", "client id", "prefix", "plan", "scopes", "per minute", "per day", "state", "created", "expires", "revoked", "banned until", "last used"}
-	now := a.now()
-	return a.exportCSV(c, "api-keys", header, func(_ context.Context, rows csvRows) error {
+	now := export.now()
+	return export.csv(c, "api-keys", header, func(_ context.Context, rows csvRows) error {
 		for i := range keys {
 			k := &keys[i]
 			l := k.Limits()

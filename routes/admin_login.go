@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"time"
@@ -33,6 +34,8 @@ type loginGuard struct {
 	// known holds the addresses each account signed in from in the last knownAddressFor.
 	known fiber.Storage
 	slots *ratelimit.Slots
+	// now is the service's clock, from which a lockout runs.
+	now func() time.Time
 }
 
 // maxUsernameLength is the longest username the login form reads; a longer one is refused before
@@ -53,9 +56,9 @@ const (
 	slotQueuePerSlots = 4
 )
 
-func newLoginGuard(limiter ratelimit.Limiter, known fiber.Storage) *loginGuard {
+func newLoginGuard(limiter ratelimit.Limiter, known fiber.Storage, now func() time.Time) *loginGuard {
 	slots := max(1, runtime.GOMAXPROCS(0)/2)
-	return &loginGuard{limiter: limiter, known: known,
+	return &loginGuard{limiter: limiter, known: known, now: now,
 		slots: ratelimit.NewSlots(slots, slotsPerAddress, slotQueuePerSlots*slots)}
 }
 
@@ -145,78 +148,82 @@ func refuse(c *fiber.Ctx, r *loginRefused) string {
 }
 
 // loginForm shows the sign-in form, or sends a signed-in staff member straight on.
-func (a *admin) loginForm(c *fiber.Ctx) error {
-	next := safeNext(c.Query("next"))
-	sess, err := a.sessions.Get(c)
-	if err != nil {
-		return err
+func loginForm(sessions adminSessions) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		next := safeNext(c.Query("next"))
+		sess, err := sessions.store.Get(c)
+		if err != nil {
+			return err
+		}
+		if id, _ := sess.Get(sessStaffID).(int64); id != 0 {
+			return c.Redirect(next, fiber.StatusSeeOther)
+		}
+		p := views.LoginProps{CSRF: csrfToken(c), Next: next}
+		if c.Query("logged_out") != "" {
+			p.Notice = "You have been logged out."
+		}
+		return render(c, views.Login(p))
 	}
-	if id, _ := sess.Get(sessStaffID).(int64); id != 0 {
-		return c.Redirect(next, fiber.StatusSeeOther)
-	}
-	p := views.LoginProps{CSRF: csrfToken(c), Next: next}
-	if c.Query("logged_out") != "" {
-		p.Notice = "You have been logged out."
-	}
-	return render(c, views.Login(p))
 }
 
 // login checks the password and starts a session under a new id, so an id planted in the
 // browser before login (session fixation) is worth nothing after it.
-func (a *admin) login(c *fiber.Ctx) error {
-	username := c.FormValue("username")
-	next := safeNext(c.FormValue("next"))
-	form := views.LoginProps{CSRF: csrfToken(c), Next: next}
-	if utf8.RuneCountInString(username) > maxUsernameLength {
-		a.log.Warn("staff login refused: username too long", "request_id", requestID(c), "ip", c.IP(), "bytes", len(username))
-		form.Error = fmt.Sprintf("A username has at most %d characters.", maxUsernameLength)
-		c.Status(fiber.StatusBadRequest)
-		return render(c, views.Login(form))
-	}
-	form.Username = username
-	ctx, try := c.UserContext(), newLoginTry(username, c.IP())
-	release, last, refused, err := a.logins.admit(ctx, try)
-	if err != nil {
-		return err
-	}
-	if refused != nil {
-		a.log.Warn("staff login refused", "request_id", requestID(c), "username", try.account, "ip", c.IP(), "status", refused.status, "wait", refused.wait.String())
-		form.Error = refuse(c, refused)
-		return render(c, views.Login(form))
-	}
-	st, err := func() (*models.Staff, error) {
-		defer release()
-		return a.staff.Authenticate(ctx, username, c.FormValue("password"), c.IP())
-	}()
-	if err == models.ErrBadLogin {
-		a.log.Warn("staff login failed", "request_id", requestID(c), "username", try.account, "ip", c.IP())
-		if last {
-			if err := a.lockedOut(c, try); err != nil {
-				return err
-			}
+func login(sessions adminSessions, staff *models.StaffStore, logins *loginGuard, log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		username := c.FormValue("username")
+		next := safeNext(c.FormValue("next"))
+		form := views.LoginProps{CSRF: csrfToken(c), Next: next}
+		if utf8.RuneCountInString(username) > maxUsernameLength {
+			log.Warn("staff login refused: username too long", "request_id", requestID(c), "ip", c.IP(), "bytes", len(username))
+			form.Error = fmt.Sprintf("A username has at most %d characters.", maxUsernameLength)
+			c.Status(fiber.StatusBadRequest)
+			return render(c, views.Login(form))
 		}
-		form.Error = models.ErrBadLogin.Message
-		c.Status(fiber.StatusUnauthorized)
-		return render(c, views.Login(form))
+		form.Username = username
+		ctx, try := c.UserContext(), newLoginTry(username, c.IP())
+		release, last, refused, err := logins.admit(ctx, try)
+		if err != nil {
+			return err
+		}
+		if refused != nil {
+			log.Warn("staff login refused", "request_id", requestID(c), "username", try.account, "ip", c.IP(), "status", refused.status, "wait", refused.wait.String())
+			form.Error = refuse(c, refused)
+			return render(c, views.Login(form))
+		}
+		st, err := func() (*models.Staff, error) {
+			defer release()
+			return staff.Authenticate(ctx, username, c.FormValue("password"), c.IP())
+		}()
+		if err == models.ErrBadLogin {
+			log.Warn("staff login failed", "request_id", requestID(c), "username", try.account, "ip", c.IP())
+			if last {
+				if err := logins.lockedOut(c, staff, log, try); err != nil {
+					return err
+				}
+			}
+			form.Error = models.ErrBadLogin.Message
+			c.Status(fiber.StatusUnauthorized)
+			return render(c, views.Login(form))
+		}
+		if err != nil {
+			return err
+		}
+		if err := logins.succeeded(ctx, try); err != nil {
+			return err
+		}
+		if err := sessions.startSession(c, st, ""); err != nil {
+			return err
+		}
+		log.Info("staff login", "request_id", requestID(c), "username", st.Username, "ip", c.IP())
+		return c.Redirect(next, fiber.StatusSeeOther)
 	}
-	if err != nil {
-		return err
-	}
-	if err := a.logins.succeeded(ctx, try); err != nil {
-		return err
-	}
-	if err := a.startSession(c, st, ""); err != nil {
-		return err
-	}
-	a.log.Info("staff login", "request_id", requestID(c), "username", st.Username, "ip", c.IP())
-	return c.Redirect(next, fiber.StatusSeeOther)
 }
 
 // lockedOut logs and audits the failure that used up an account's attempts from an address.
-func (a *admin) lockedOut(c *fiber.Ctx, t loginTry) error {
-	until := a.now().Add(pairBudget.Lockout)
-	a.log.Warn("staff login locked out", "request_id", requestID(c), "username", t.account, "ip", c.IP(), "until", until.UTC().Format(time.RFC3339))
-	return a.staff.RecordLockOut(c.UserContext(), t.account, c.IP(), until)
+func (g *loginGuard) lockedOut(c *fiber.Ctx, staff *models.StaffStore, log *slog.Logger, t loginTry) error {
+	until := g.now().Add(pairBudget.Lockout)
+	log.Warn("staff login locked out", "request_id", requestID(c), "username", t.account, "ip", c.IP(), "until", until.UTC().Format(time.RFC3339))
+	return staff.RecordLockOut(c.UserContext(), t.account, c.IP(), until)
 }
 
 func roundWait(d time.Duration) string {
@@ -237,19 +244,21 @@ func logoutConfirm(c *fiber.Ctx) error {
 }
 
 // logout ends the session everywhere: its data is deleted from the storage, not just the cookie.
-func (a *admin) logout(c *fiber.Ctx) error {
-	sess, err := a.sessions.Get(c)
-	if err != nil {
-		return err
-	}
-	id, _ := sess.Get(sessStaffID).(int64)
-	if err := sess.Destroy(); err != nil {
-		return err
-	}
-	if id != 0 {
-		if err := a.staff.RecordLogOut(c.UserContext(), id, c.IP()); err != nil {
+func logout(sessions adminSessions, staff *models.StaffStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		sess, err := sessions.store.Get(c)
+		if err != nil {
 			return err
 		}
+		id, _ := sess.Get(sessStaffID).(int64)
+		if err := sess.Destroy(); err != nil {
+			return err
+		}
+		if id != 0 {
+			if err := staff.RecordLogOut(c.UserContext(), id, c.IP()); err != nil {
+				return err
+			}
+		}
+		return c.Redirect("/admin/login?logged_out=1", fiber.StatusSeeOther)
 	}
-	return c.Redirect("/admin/login?logged_out=1", fiber.StatusSeeOther)
 }

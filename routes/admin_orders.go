@@ -40,7 +40,7 @@ func dateParam(q query, name string) (time.Time, error) {
 
 // orderFilter reads the orders table's filters: status (or live), search, client, and the days
 // placed (the store's days) and to ship (calendar days), each range with both ends included.
-func (a *admin) orderFilter(ctx context.Context, q query, l *views.OrdersListProps) (models.OrderFilter, error) {
+func orderFilter(ctx context.Context, clients *models.ClientStore, zone *time.Location, q query, l *views.OrdersListProps) (models.OrderFilter, error) {
 	var f models.OrderFilter
 	var err error
 	if l.Status, err = q.one("status"); err != nil {
@@ -63,7 +63,7 @@ func (a *admin) orderFilter(ctx context.Context, q query, l *views.OrdersListPro
 	if l.Client, err = q.one("client"); err != nil {
 		return f, err
 	}
-	if f.ClientID, err = a.clients.Pick(ctx, "client", l.Client); err != nil {
+	if f.ClientID, err = clients.Pick(ctx, "client", l.Client); err != nil {
 		return f, invalidParam(err)
 	}
 	days := []struct {
@@ -88,10 +88,10 @@ func (a *admin) orderFilter(ctx context.Context, q query, l *views.OrdersListPro
 	// The store's days for when orders were placed; ship dates are calendar days, stored at UTC
 	// midnight. A range's last day is included: it ends at the next day's start.
 	if !f.PlacedFrom.IsZero() {
-		f.PlacedFrom = time.Date(f.PlacedFrom.Year(), f.PlacedFrom.Month(), f.PlacedFrom.Day(), 0, 0, 0, 0, a.zone)
+		f.PlacedFrom = time.Date(f.PlacedFrom.Year(), f.PlacedFrom.Month(), f.PlacedFrom.Day(), 0, 0, 0, 0, zone)
 	}
 	if !f.PlacedTo.IsZero() {
-		f.PlacedTo = time.Date(f.PlacedTo.Year(), f.PlacedTo.Month(), f.PlacedTo.Day()+1, 0, 0, 0, 0, a.zone)
+		f.PlacedTo = time.Date(f.PlacedTo.Year(), f.PlacedTo.Month(), f.PlacedTo.Day()+1, 0, 0, 0, 0, zone)
 	}
 	if !f.ShipTo.IsZero() {
 		_, f.ShipTo = models.DayRange(f.ShipTo)
@@ -100,12 +100,12 @@ func (a *admin) orderFilter(ctx context.Context, q query, l *views.OrdersListPro
 }
 
 // historyRows writes status changes for the timeline, their actors by name as in the audit log.
-func (a *admin) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]views.HistoryRow, error) {
+func (t auditTrail) historyRows(c *fiber.Ctx, changes []models.StatusChange) ([]views.HistoryRow, error) {
 	actors := make([]string, len(changes))
 	for i := range changes {
 		actors[i] = changes[i].Actor
 	}
-	names, err := a.audit.Actors(c.UserContext(), actors)
+	names, err := t.audit.Actors(c.UserContext(), actors)
 	if err != nil {
 		return nil, err
 	}
@@ -131,72 +131,74 @@ var orderColumns = []sortColumn{
 
 var newestOrdersFirst = models.Sort{Key: "placed", Desc: true}
 
-// listOrders is the orders table: a status filter, a search (an order's id, or part of its pet's
+// adminListOrders is the orders table: a status filter, a search (an order's id, or part of its pet's
 // name), a sort and keyset pages with their total, in the query string; or, with format=csv, the
 // whole filtered list as CSV.
-func (a *admin) listOrders(c *fiber.Ctx) error {
-	q := adminQuery(c)
-	var l views.OrdersListProps
-	f, err := a.orderFilter(c.UserContext(), q, &l)
-	if err != nil {
-		return err
-	}
-	if f.ClientID != 0 {
-		cl, err := a.clients.Get(c.UserContext(), f.ClientID)
+func adminListOrders(orders *models.OrderStore, pets *models.PetStore, clients *models.ClientStore, zone *time.Location, export exporter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		q := adminQuery(c)
+		var l views.OrdersListProps
+		f, err := orderFilter(c.UserContext(), clients, zone, q, &l)
 		if err != nil {
 			return err
 		}
-		l.ClientID, l.ClientName = cl.ID, cl.Name
-		l.Client = models.Named{ID: cl.ID, Name: cl.Name}.Suggestion(true)
-	}
-	if l.Clients, err = a.clients.Suggest(c.UserContext(), ""); err != nil {
-		return err
-	}
-	sort, err := sortOf(q, orderColumns, newestOrdersFirst)
-	if err != nil {
-		return err
-	}
-	pg, err := listPage(q, sort)
-	if err != nil {
-		return err
-	}
-	if csv, err := wantsCSV(q); csv || err != nil {
+		if f.ClientID != 0 {
+			cl, err := clients.Get(c.UserContext(), f.ClientID)
+			if err != nil {
+				return err
+			}
+			l.ClientID, l.ClientName = cl.ID, cl.Name
+			l.Client = models.Named{ID: cl.ID, Name: cl.Name}.Suggestion(true)
+		}
+		if l.Clients, err = clients.Suggest(c.UserContext(), ""); err != nil {
+			return err
+		}
+		sort, err := sortOf(q, orderColumns, newestOrdersFirst)
 		if err != nil {
 			return err
 		}
-		return a.exportOrders(c, f, pg.Sort)
+		pg, err := listPage(q, sort)
+		if err != nil {
+			return err
+		}
+		if csv, err := wantsCSV(q); csv || err != nil {
+			if err != nil {
+				return err
+			}
+			return exportOrders(c, orders, pets, clients, export, f, pg.Sort)
+		}
+		list, err := orders.List(c.UserContext(), models.StaffOwner, f, pg)
+		if err != nil {
+			return err
+		}
+		ids := make([]int64, len(list.Items))
+		for i, o := range list.Items {
+			ids[i] = o.PetID
+		}
+		names, err := pets.Names(c.UserContext(), ids)
+		if err != nil {
+			return err
+		}
+		clientNames, err := clients.Names(c.UserContext(), orderClients(list.Items))
+		if err != nil {
+			return err
+		}
+		l.Rows = make([]views.OrderRow, len(list.Items))
+		for i := range list.Items {
+			l.Rows[i] = orderRow(&list.Items[i], names[list.Items[i].PetID])
+			l.Rows[i].ClientName = clientNames[l.Rows[i].ClientID]
+		}
+		l.Admin = currentStaff(c).Role.May(models.RightClients)
+		l.Back = c.OriginalURL()
+		l.Pager = pager(c, pg, list)
+		l.Sort = sortHeaders(c, orderColumns, pg.Sort, newestOrdersFirst)
+		l.CSVURL = withQuery(c, "format", "csv")
+		l.SortOptions = sortOptions(orderColumns, newestOrdersFirst)
+		if pg.Sort != newestOrdersFirst {
+			l.SortParam = pg.Sort.String()
+		}
+		return render(c, views.OrdersList(page(c, "Orders", views.SectionOrders), l))
 	}
-	orders, err := a.orders.List(c.UserContext(), models.StaffOwner, f, pg)
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, len(orders.Items))
-	for i, o := range orders.Items {
-		ids[i] = o.PetID
-	}
-	names, err := a.pets.Names(c.UserContext(), ids)
-	if err != nil {
-		return err
-	}
-	clients, err := a.clients.Names(c.UserContext(), orderClients(orders.Items))
-	if err != nil {
-		return err
-	}
-	l.Rows = make([]views.OrderRow, len(orders.Items))
-	for i := range orders.Items {
-		l.Rows[i] = orderRow(&orders.Items[i], names[orders.Items[i].PetID])
-		l.Rows[i].ClientName = clients[l.Rows[i].ClientID]
-	}
-	l.Admin = currentStaff(c).Role.May(models.RightClients)
-	l.Back = c.OriginalURL()
-	l.Pager = pager(c, pg, orders)
-	l.Sort = sortHeaders(c, orderColumns, pg.Sort, newestOrdersFirst)
-	l.CSVURL = withQuery(c, "format", "csv")
-	l.SortOptions = sortOptions(orderColumns, newestOrdersFirst)
-	if pg.Sort != newestOrdersFirst {
-		l.SortParam = pg.Sort.String()
-	}
-	return render(c, views.OrdersList(page(c, "Orders", views.SectionOrders), l))
 }
 
 // orderClients are the clients of orders, once each.
@@ -211,32 +213,32 @@ func orderClients(orders []models.Order) []int64 {
 }
 
 // exportOrders streams the filtered orders, in the table's order, as CSV.
-func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sort) error {
+func exportOrders(c *fiber.Ctx, orders *models.OrderStore, pets *models.PetStore, clients *models.ClientStore, export exporter, f models.OrderFilter, sort models.Sort) error {
 	header := []string{"id", "pet id", "pet", "status", "ship date", "placed", "updated", "client id", "client"}
-	return a.exportCSV(c, "orders", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
-			return a.orders.List(ctx, models.StaffOwner, f, pg)
-		}, func(ctx context.Context, orders []models.Order) error {
-			ids := make([]int64, len(orders))
-			for i := range orders {
-				ids[i] = orders[i].PetID
+	return export.csv(c, "orders", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, export.timeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Order], error) {
+			return orders.List(ctx, models.StaffOwner, f, pg)
+		}, func(ctx context.Context, batch []models.Order) error {
+			ids := make([]int64, len(batch))
+			for i := range batch {
+				ids[i] = batch[i].PetID
 			}
-			names, err := a.pets.Names(ctx, ids)
+			names, err := pets.Names(ctx, ids)
 			if err != nil {
 				return err
 			}
-			clients, err := a.clients.Names(ctx, orderClients(orders))
+			clientNames, err := clients.Names(ctx, orderClients(batch))
 			if err != nil {
 				return err
 			}
-			for i := range orders {
-				o := &orders[i]
+			for i := range batch {
+				o := &batch[i]
 				ship, client, clientName := "", "", ""
 				if o.ShipDate != nil {
 					ship = o.ShipDate.UTC().Format(time.DateOnly)
 				}
 				if o.ClientID != nil {
-					client, clientName = strconv.FormatInt(*o.ClientID, 10), clients[*o.ClientID]
+					client, clientName = strconv.FormatInt(*o.ClientID, 10), clientNames[*o.ClientID]
 				}
 				err := rows.Row(strconv.FormatInt(o.ID, 10), strconv.FormatInt(o.PetID, 10), names[o.PetID], string(o.Status),
 					ship, rows.Time(&o.CreatedAt), rows.Time(&o.UpdatedAt), client, clientName)
@@ -250,12 +252,14 @@ func (a *admin) exportOrders(c *fiber.Ctx, f models.OrderFilter, sort models.Sor
 }
 
 // showOrder is an order's page.
-func (a *admin) showOrder(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func showOrder(orders *models.OrderStore, pets *models.PetStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		return renderOrder(c, orders, pets, trail, id, "")
 	}
-	return a.renderOrder(c, id, "")
 }
 
 // orderActionLabels are the buttons' words; cancel asks for a confirmation first.
@@ -272,41 +276,38 @@ var orderActionDone = map[models.Action]string{
 
 // renderOrder shows an order with exactly the actions its status allows (the lifecycle's own
 // list); refusal is why the last action was refused.
-func (a *admin) renderOrder(c *fiber.Ctx, id int64, refusal string) error {
-	return a.renderOrderWith(c, id, func(d *views.OrderDetailProps) { d.Error = refusal })
+func renderOrder(c *fiber.Ctx, orders *models.OrderStore, pets *models.PetStore, trail auditTrail, id int64, refusal string) error {
+	return renderOrderWith(c, orders, pets, trail, id, func(d *views.OrderDetailProps) { d.Error = refusal })
 }
 
 // renderOrderEarly asks, on the order's page, to confirm delivering it before its ship date.
-func (a *admin) renderOrderEarly(c *fiber.Ctx, id int64) error {
-	return a.renderOrderWith(c, id, func(d *views.OrderDetailProps) { d.ConfirmEarly = true })
+func renderOrderEarly(c *fiber.Ctx, orders *models.OrderStore, pets *models.PetStore, trail auditTrail, id int64) error {
+	return renderOrderWith(c, orders, pets, trail, id, func(d *views.OrderDetailProps) { d.ConfirmEarly = true })
 }
 
-// today is the store's day now.
-func (a *admin) today() time.Time { return a.now().In(a.zone) }
-
-func (a *admin) renderOrderWith(c *fiber.Ctx, id int64, set func(*views.OrderDetailProps)) error {
+func renderOrderWith(c *fiber.Ctx, orders *models.OrderStore, pets *models.PetStore, trail auditTrail, id int64, set func(*views.OrderDetailProps)) error {
 	ctx := c.UserContext()
-	o, err := a.orders.Get(ctx, id, models.StaffOwner)
+	o, err := orders.Get(ctx, id, models.StaffOwner)
 	if err != nil {
 		return err
 	}
-	p, err := a.pets.GetAny(ctx, o.PetID)
+	p, err := pets.GetAny(ctx, o.PetID)
 	if err != nil {
 		return err
 	}
-	history, err := a.orders.History(ctx, id)
+	history, err := orders.History(ctx, id)
 	if err != nil {
 		return err
 	}
 	d := views.OrderDetailProps{Order: orderRow(o, p.Name)}
 	set(&d)
-	if d.History, err = a.historyRows(c, history); err != nil {
+	if d.History, err = trail.historyRows(c, history); err != nil {
 		return err
 	}
 	for _, act := range o.Actions() {
 		d.Actions = append(d.Actions, orderActionLabels[act])
 	}
-	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectOrder, id); err != nil {
+	if d.Audit, d.AuditURL, err = trail.objectAudit(c, models.ObjectOrder, id); err != nil {
 		return err
 	}
 	return render(c, views.OrderDetail(page(c, "Order #"+strconv.FormatInt(id, 10), views.SectionOrders), d))
@@ -329,36 +330,36 @@ func allowedWords(acts []models.Action) string {
 
 // orderAction approves, delivers or cancels an order through the lifecycle's rules; an action
 // its status no longer allows (a stale page) shows the order again with the reason.
-func (a *admin) orderAction(act models.Action) fiber.Handler {
+func orderAction(sessions adminSessions, clock storeClock, orders *models.OrderStore, pets *models.PetStore, trail auditTrail, act models.Action) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, err := pathID(c, "id")
 		if err != nil {
 			return err
 		}
 		if act == models.ActionDeliver && c.FormValue("early") != "yes" {
-			o, err := a.orders.Get(c.UserContext(), id, models.StaffOwner)
+			o, err := orders.Get(c.UserContext(), id, models.StaffOwner)
 			if err != nil {
 				return err
 			}
-			if o.EarlyOn(a.today()) {
-				return a.renderOrderEarly(c, id)
+			if o.EarlyOn(clock.today()) {
+				return renderOrderEarly(c, orders, pets, trail, id)
 			}
 		}
-		o, err := a.orders.Apply(c.UserContext(), id, act, models.StaffActor(currentStaff(c).Username))
+		o, err := orders.Apply(c.UserContext(), id, act, models.StaffActor(currentStaff(c).Username))
 		if models.ErrorCode(err) == models.EConflict {
 			// The page was stale: someone else moved the order on. Say so, and show it as it is now.
-			now, gerr := a.orders.Get(c.UserContext(), id, models.StaffOwner)
+			now, gerr := orders.Get(c.UserContext(), id, models.StaffOwner)
 			if gerr != nil {
 				return gerr
 			}
 			c.Status(fiber.StatusConflict)
-			return a.renderOrder(c, id, "Order #"+strconv.FormatInt(id, 10)+" was not "+orderActionDone[act]+
+			return renderOrder(c, orders, pets, trail, id, "Order #"+strconv.FormatInt(id, 10)+" was not "+orderActionDone[act]+
 				": it is "+string(now.Status)+" now, which allows "+allowedWords(now.Actions())+".")
 		}
 		if err != nil {
 			return err
 		}
-		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(id, 10), "Order #"+strconv.FormatInt(id, 10)+" is now "+string(o.Status)+".")
+		return sessions.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(id, 10), "Order #"+strconv.FormatInt(id, 10)+" is now "+string(o.Status)+".")
 	}
 }
 
@@ -374,93 +375,95 @@ var orderBulkVerbs = map[models.Action]string{
 // shows the orders and what will be done, with those that would be delivered before their ship
 // date marked; the confirmed one does it, order by order through the lifecycle's rules
 // (ApplyEach), and shows what came of each.
-func (a *admin) bulkOrders(c *fiber.Ctx) error {
-	back := safeNext(c.FormValue("back"))
-	if back != "/admin/orders" && !strings.HasPrefix(back, "/admin/orders?") {
-		back = "/admin/orders"
-	}
-	act, err := models.ParseAction("action", c.FormValue("action"))
-	if err != nil {
-		return invalidParam(err)
-	}
-	var ids []int64
-	for _, v := range c.Request().PostArgs().PeekMulti("id") {
-		id, err := parseID("id", string(v))
+func bulkOrders(clock storeClock, orders *models.OrderStore, pets *models.PetStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		back := safeNext(c.FormValue("back"))
+		if back != "/admin/orders" && !strings.HasPrefix(back, "/admin/orders?") {
+			back = "/admin/orders"
+		}
+		act, err := models.ParseAction("action", c.FormValue("action"))
 		if err != nil {
 			return invalidParam(err)
 		}
-		if !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) > maxBulkOrders {
-		return models.Errorf(models.EInvalid, "id: at most %d orders at once, got %d", maxBulkOrders, len(ids))
-	}
-	ctx := c.UserContext()
-	b := views.OrderBulkProps{Action: string(act), Label: orderActionLabels[act].Label, Done: orderBulkVerbs[act], Back: back}
-	if len(ids) == 0 {
-		c.Status(fiber.StatusBadRequest)
-		return render(c, views.OrderBulkNothing(page(c, "No orders selected", views.SectionOrders), back))
-	}
-	if c.FormValue("confirm") != "yes" {
-		today := a.today()
-		b.Today = today.Format(time.DateOnly)
-		for _, id := range ids {
-			o, err := a.orders.Get(ctx, id, models.StaffOwner)
-			if models.ErrorCode(err) == models.ENotFound {
-				continue
-			}
+		var ids []int64
+		for _, v := range c.Request().PostArgs().PeekMulti("id") {
+			id, err := parseID("id", string(v))
 			if err != nil {
+				return invalidParam(err)
+			}
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) > maxBulkOrders {
+			return models.Errorf(models.EInvalid, "id: at most %d orders at once, got %d", maxBulkOrders, len(ids))
+		}
+		ctx := c.UserContext()
+		b := views.OrderBulkProps{Action: string(act), Label: orderActionLabels[act].Label, Done: orderBulkVerbs[act], Back: back}
+		if len(ids) == 0 {
+			c.Status(fiber.StatusBadRequest)
+			return render(c, views.OrderBulkNothing(page(c, "No orders selected", views.SectionOrders), back))
+		}
+		if c.FormValue("confirm") != "yes" {
+			today := clock.today()
+			b.Today = today.Format(time.DateOnly)
+			for _, id := range ids {
+				o, err := orders.Get(ctx, id, models.StaffOwner)
+				if models.ErrorCode(err) == models.ENotFound {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				r := orderRow(o, "")
+				r.Early = act == models.ActionDeliver && o.EarlyOn(today) && slices.Contains(o.Actions(), act)
+				b.Orders = append(b.Orders, r)
+			}
+			if err := namePets(ctx, pets, b.Orders); err != nil {
 				return err
 			}
-			r := orderRow(o, "")
-			r.Early = act == models.ActionDeliver && o.EarlyOn(today) && slices.Contains(o.Actions(), act)
-			b.Orders = append(b.Orders, r)
+			return render(c, views.OrderBulkConfirm(page(c, "Confirm a bulk change", views.SectionOrders), b))
 		}
-		if err := a.namePets(ctx, b.Orders); err != nil {
+		results, err := orders.ApplyEach(ctx, ids, act, models.StaffActor(currentStaff(c).Username))
+		if err != nil {
 			return err
 		}
-		return render(c, views.OrderBulkConfirm(page(c, "Confirm a bulk change", views.SectionOrders), b))
-	}
-	results, err := a.orders.ApplyEach(ctx, ids, act, models.StaffActor(currentStaff(c).Username))
-	if err != nil {
-		return err
-	}
-	for _, r := range results {
-		row := views.OrderResultRow{Order: views.OrderRow{ID: r.ID}}
-		switch {
-		case r.Order == nil:
-			row.Message = "is no longer there."
-		case r.Refusal != nil:
-			row.Order = orderRow(r.Order, "")
-			row.Message = "was not " + orderBulkVerbs[act] + ": it is " + string(r.Order.Status) + ", which allows " + allowedWords(r.Order.Actions()) + "."
-		default:
-			row.Order, row.OK = orderRow(r.Order, ""), true
-			b.Changed++
-			row.Message = "is now " + string(r.Order.Status) + "."
+		for _, r := range results {
+			row := views.OrderResultRow{Order: views.OrderRow{ID: r.ID}}
+			switch {
+			case r.Order == nil:
+				row.Message = "is no longer there."
+			case r.Refusal != nil:
+				row.Order = orderRow(r.Order, "")
+				row.Message = "was not " + orderBulkVerbs[act] + ": it is " + string(r.Order.Status) + ", which allows " + allowedWords(r.Order.Actions()) + "."
+			default:
+				row.Order, row.OK = orderRow(r.Order, ""), true
+				b.Changed++
+				row.Message = "is now " + string(r.Order.Status) + "."
+			}
+			b.Results = append(b.Results, row)
 		}
-		b.Results = append(b.Results, row)
+		rows := make([]views.OrderRow, len(b.Results))
+		for i := range b.Results {
+			rows[i] = b.Results[i].Order
+		}
+		if err := namePets(ctx, pets, rows); err != nil {
+			return err
+		}
+		for i := range b.Results {
+			b.Results[i].Order = rows[i]
+		}
+		return render(c, views.OrderBulkDone(page(c, "Bulk change", views.SectionOrders), b))
 	}
-	rows := make([]views.OrderRow, len(b.Results))
-	for i := range b.Results {
-		rows[i] = b.Results[i].Order
-	}
-	if err := a.namePets(ctx, rows); err != nil {
-		return err
-	}
-	for i := range b.Results {
-		b.Results[i].Order = rows[i]
-	}
-	return render(c, views.OrderBulkDone(page(c, "Bulk change", views.SectionOrders), b))
 }
 
 // namePets fills in the pet names of order rows.
-func (a *admin) namePets(ctx context.Context, rows []views.OrderRow) error {
+func namePets(ctx context.Context, pets *models.PetStore, rows []views.OrderRow) error {
 	ids := make([]int64, len(rows))
 	for i := range rows {
 		ids[i] = rows[i].PetID
 	}
-	names, err := a.pets.Names(ctx, ids)
+	names, err := pets.Names(ctx, ids)
 	for i := range rows {
 		rows[i].PetName = names[rows[i].PetID]
 	}

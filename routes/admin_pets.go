@@ -15,9 +15,20 @@ import (
 	"github.com/petstore/petstore/views"
 )
 
+// petPages are the pets' pages and forms: what they read and change, the trail they show and
+// the flash they leave.
+type petPages struct {
+	adminSessions
+	auditTrail
+	pets   *models.PetStore
+	cats   *models.CategoryStore
+	orders *models.OrderStore
+	export exporter
+}
+
 // categorySuggestions lists the categories' names, as a category field suggests them (every one: there
 // are at most models.MaxCategories), and by id.
-func (a *admin) categorySuggestions(c *fiber.Ctx) ([]string, map[int64]string, error) {
+func (a *petPages) categorySuggestions(c *fiber.Ctx) ([]string, map[int64]string, error) {
 	cats, err := a.cats.List(c.UserContext())
 	if err != nil {
 		return nil, nil, err
@@ -48,7 +59,7 @@ var petColumns = []sortColumn{
 
 // petFilter reads the pets table's filters, each parameter's value given by get: as typed, and
 // as the store takes them. The category is a pick (its name or number), shown by its name.
-func (a *admin) petFilter(ctx context.Context, get func(name string) (string, error), categories map[int64]string) (views.PetFilter, models.PetFilter, error) {
+func (a *petPages) petFilter(ctx context.Context, get func(name string) (string, error), categories map[int64]string) (views.PetFilter, models.PetFilter, error) {
 	var f views.PetFilter
 	var filter models.PetFilter
 	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.Category, "q": &f.Q, "tag": &f.Tag, "show": &f.Show} {
@@ -91,7 +102,7 @@ func (a *admin) petFilter(ctx context.Context, get func(name string) (string, er
 // listPets is the pets table: filters by status, category and a search (an id, or part of a
 // name), the deleted pets instead of the catalogue, sorted by a column, keyset-paginated with
 // its total, all in the query string; or, with format=csv, the whole filtered list as CSV.
-func (a *admin) listPets(c *fiber.Ctx) error {
+func (a *petPages) listPets(c *fiber.Ctx) error {
 	q := adminQuery(c)
 	opts, names, err := a.categorySuggestions(c)
 	if err != nil {
@@ -157,10 +168,10 @@ func (a *admin) listPets(c *fiber.Ctx) error {
 }
 
 // exportPets streams the filtered pets, in the table's order, as CSV.
-func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
+func (a *petPages) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
 	header := []string{"id", "name", "category", "status", "description", "tags", "cover", "created", "updated", "deleted"}
-	return a.exportCSV(c, "pets", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.dbTimeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
+	return a.export.csv(c, "pets", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, a.export.timeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
 			return a.pets.List(ctx, f, pg)
 		}, func(_ context.Context, pets []models.Pet) error {
 			for i := range pets {
@@ -181,7 +192,7 @@ func (a *admin) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, c
 }
 
 // showPet is a pet's page.
-func (a *admin) showPet(c *fiber.Ctx) error {
+func (a *petPages) showPet(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -220,7 +231,7 @@ func petURL(id int64, back string) string {
 }
 
 // renderPet shows a pet's page; d carries what a refused form typed and why it was refused.
-func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
+func (a *petPages) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
 	ctx := c.UserContext()
 	d.Back = petsBack(c)
 	p, err := a.pets.GetAny(ctx, id)
@@ -259,7 +270,7 @@ func (a *admin) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error 
 
 // setPetStatus sets a pet's status by hand; the store records who did it, and refuses a pet
 // that an order holds.
-func (a *admin) setPetStatus(c *fiber.Ctx) error {
+func (a *petPages) setPetStatus(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -282,7 +293,7 @@ func (a *admin) setPetStatus(c *fiber.Ctx) error {
 
 // placeOrder places an order for a pet, as a client of the API would, on behalf of the signed-in
 // staff member (a phone order, for instance).
-func (a *admin) placeOrder(c *fiber.Ctx) error {
+func (a *petPages) placeOrder(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -314,7 +325,7 @@ func (a *admin) placeOrder(c *fiber.Ctx) error {
 
 // tagNames are the tags in use among the newest pets, most used first, as the tag fields
 // suggest them (models.PetStore.TagSuggestions: the same cost at any size).
-func (a *admin) tagNames(c *fiber.Ctx) ([]string, error) {
+func (a *petPages) tagNames(c *fiber.Ctx) ([]string, error) {
 	return a.pets.TagSuggestions(c.UserContext())
 }
 
@@ -325,7 +336,7 @@ func formTags(f views.PetFormProps) *[]string {
 }
 
 // newPetForm is the empty form that adds a pet.
-func (a *admin) newPetForm(c *fiber.Ctx) error {
+func (a *petPages) newPetForm(c *fiber.Ctx) error {
 	opts, _, err := a.categorySuggestions(c)
 	if err != nil {
 		return err
@@ -340,7 +351,7 @@ func (a *admin) newPetForm(c *fiber.Ctx) error {
 
 // formCategoryID reads the category typed in a pet's form (a pick: its name or number): empty
 // is "not chosen", which the store reports as required.
-func (a *admin) formCategoryID(c *fiber.Ctx, typed string) (*int64, error) {
+func (a *petPages) formCategoryID(c *fiber.Ctx, typed string) (*int64, error) {
 	id, err := a.cats.Pick(c.UserContext(), "categoryId", typed)
 	if err != nil || id == 0 {
 		return nil, err
@@ -350,7 +361,7 @@ func (a *admin) formCategoryID(c *fiber.Ctx, typed string) (*int64, error) {
 
 // createPet adds a pet with the API's rules; on a mistake the form comes back with what was
 // typed and each message beside its field.
-func (a *admin) createPet(c *fiber.Ctx) error {
+func (a *petPages) createPet(c *fiber.Ctx) error {
 	f := views.PetFormProps{Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Status: c.FormValue("status"),
 		Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
 	catID, err := a.formCategoryID(c, f.Category)
@@ -367,7 +378,7 @@ func (a *admin) createPet(c *fiber.Ctx) error {
 
 // petFormError shows the form again after a refused change, or fails the request when the error
 // is not about what was typed.
-func (a *admin) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, title string) error {
+func (a *petPages) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, title string) error {
 	code := models.ErrorCode(err)
 	if code != models.EValidation && code != models.EInvalid {
 		return err
@@ -393,7 +404,7 @@ func (a *admin) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, titl
 }
 
 // editPetForm is the form that changes a pet's name and category.
-func (a *admin) editPetForm(c *fiber.Ctx) error {
+func (a *petPages) editPetForm(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -416,7 +427,7 @@ func (a *admin) editPetForm(c *fiber.Ctx) error {
 }
 
 // updatePet saves the edit form.
-func (a *admin) updatePet(c *fiber.Ctx) error {
+func (a *petPages) updatePet(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -441,7 +452,7 @@ func (a *admin) updatePet(c *fiber.Ctx) error {
 
 // deletePet takes a pet out of the catalogue with the API's rules; a refusal (an order holds the
 // pet) shows the pet's page again with the reason.
-func (a *admin) deletePet(c *fiber.Ctx) error {
+func (a *petPages) deletePet(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -471,7 +482,7 @@ func (a *admin) deletePet(c *fiber.Ctx) error {
 }
 
 // restorePet puts a deleted pet back in the catalogue.
-func (a *admin) restorePet(c *fiber.Ctx) error {
+func (a *petPages) restorePet(c *fiber.Ctx) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ const maxBulkPets = 1000
 // bulkPets sets the status of, or deletes, the pets ticked in the pets table. The first post
 // shows what will be done to how many pets; the confirmed one does it, pet by pet, each in its
 // own transaction with its own rules and audit entry, and lists what was refused and why.
-func (a *admin) bulkPets(c *fiber.Ctx) error {
+func (a *petPages) bulkPets(c *fiber.Ctx) error {
 	back := petsBack(c)
 	if back == "" {
 		back = "/admin/pets"
@@ -95,7 +95,7 @@ func (a *admin) bulkPets(c *fiber.Ctx) error {
 
 // matchingPets are the ids of every pet the list at back shows, on all its pages: "select all"
 // acts on the list's filters, not on the ticked boxes.
-func (a *admin) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
+func (a *petPages) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
 	u, err := url.Parse(back)
 	if err != nil {
 		return nil, invalidParam(err)
@@ -124,7 +124,7 @@ func (a *admin) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
 
 // refusal says why the action was refused for a pet, naming the order that holds it, if any
 // (the page puts a space either side of the order's link).
-func (a *admin) refusal(c *fiber.Ctx, r views.PetRow, action string, err error) (views.BulkRefusal, error) {
+func (a *petPages) refusal(c *fiber.Ctx, r views.PetRow, action string, err error) (views.BulkRefusal, error) {
 	out := views.BulkRefusal{PetID: r.ID, PetName: r.Name}
 	verb := "was not set to " + action
 	if action == views.BulkDelete {

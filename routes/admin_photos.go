@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/app/media"
@@ -23,80 +24,86 @@ func photoViews(photos []models.Photo) []views.PhotoView {
 
 // addPetPhotos uploads the photos chosen on a pet's page, in the order chosen, each through the
 // API's own path (re-encoded, stored, then added).
-func (a *admin) addPetPhotos(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	form, err := c.MultipartForm()
-	if err != nil {
-		return models.Errorf(models.EInvalid, "choose one or more photos to upload")
-	}
-	files := form.File["photos"]
-	if len(files) == 0 {
-		return models.FieldError("photos", "choose one or more photos to upload")
-	}
-	actor := models.StaffActor(currentStaff(c).Username)
-	// As in the API's upload, the request's database deadline does not bound the decoding and
-	// storing of several images: each photo's transaction gets a deadline of its own after them.
-	work := context.WithoutCancel(c.UserContext())
-	for n, fh := range files {
-		mt := fh.Header.Get(fiber.HeaderContentType)
-		if _, ok := media.UploadTypes[mt]; !ok {
-			return &models.Error{Code: codeMediaType, Message: fh.Filename + ": not a JPEG, PNG or WebP image"}
-		}
-		if fh.Size > media.MaxUploadBytes {
-			return &models.Error{Code: codeTooLarge, Message: fh.Filename + ": larger than 10 MiB"}
-		}
-		f, err := fh.Open()
+func addPetPhotos(sessions adminSessions, photos Photos, dbTimeout time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
 		if err != nil {
 			return err
 		}
-		body, err := io.ReadAll(io.LimitReader(f, media.MaxUploadBytes))
-		_ = f.Close()
+		form, err := c.MultipartForm()
 		if err != nil {
-			return err
+			return models.Errorf(models.EInvalid, "choose one or more photos to upload")
 		}
-		img, err := a.photos.store(work, body, mt)
-		if err != nil {
-			return err
+		files := form.File["photos"]
+		if len(files) == 0 {
+			return models.FieldError("photos", "choose one or more photos to upload")
 		}
-		ctx, cancel := context.WithTimeout(work, a.photos.DBTimeout)
-		_, err = a.photos.Rows.Add(ctx, id, models.NewPhoto{Key: img.Full.Key, ThumbKey: img.Thumb.Key, ContentType: img.Full.ContentType,
-			Width: img.Full.Width, Height: img.Full.Height}, actor, nil)
-		cancel()
-		if err != nil {
-			if n > 0 && formRefusal(err) {
-				return a.redirectWithFlash(c, petURL(id, petsBack(c)), strconv.Itoa(n)+" photos added; "+err.Error())
+		actor := models.StaffActor(currentStaff(c).Username)
+		// As in the API's upload, the request's database deadline does not bound the decoding and
+		// storing of several images: each photo's transaction gets a deadline of its own after them.
+		work := context.WithoutCancel(c.UserContext())
+		for n, fh := range files {
+			mt := fh.Header.Get(fiber.HeaderContentType)
+			if _, ok := media.UploadTypes[mt]; !ok {
+				return &models.Error{Code: codeMediaType, Message: fh.Filename + ": not a JPEG, PNG or WebP image"}
 			}
-			return err
+			if fh.Size > media.MaxUploadBytes {
+				return &models.Error{Code: codeTooLarge, Message: fh.Filename + ": larger than 10 MiB"}
+			}
+			f, err := fh.Open()
+			if err != nil {
+				return err
+			}
+			body, err := io.ReadAll(io.LimitReader(f, media.MaxUploadBytes))
+			_ = f.Close()
+			if err != nil {
+				return err
+			}
+			img, err := photos.store(work, body, mt)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(work, dbTimeout)
+			_, err = photos.Rows.Add(ctx, id, models.NewPhoto{Key: img.Full.Key, ThumbKey: img.Thumb.Key, ContentType: img.Full.ContentType,
+				Width: img.Full.Width, Height: img.Full.Height}, actor, nil)
+			cancel()
+			if err != nil {
+				if n > 0 && formRefusal(err) {
+					return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), strconv.Itoa(n)+" photos added; "+err.Error())
+				}
+				return err
+			}
 		}
+		return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), strconv.Itoa(len(files))+" photos added.")
 	}
-	return a.redirectWithFlash(c, petURL(id, petsBack(c)), strconv.Itoa(len(files))+" photos added.")
 }
 
 // makeCover moves a photo to the front.
-func (a *admin) makeCover(c *fiber.Ctx) error {
-	id, photoID, err := adminPhotoIDs(c)
-	if err != nil {
-		return err
+func makeCover(sessions adminSessions, photos Photos) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, photoID, err := adminPhotoIDs(c)
+		if err != nil {
+			return err
+		}
+		if _, err := photos.Rows.Move(c.UserContext(), id, photoID, 0, models.StaffActor(currentStaff(c).Username)); err != nil {
+			return err
+		}
+		return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), "The cover photo is changed.")
 	}
-	if _, err := a.photos.Rows.Move(c.UserContext(), id, photoID, 0, models.StaffActor(currentStaff(c).Username)); err != nil {
-		return err
-	}
-	return a.redirectWithFlash(c, petURL(id, petsBack(c)), "The cover photo is changed.")
 }
 
 // deletePhoto removes a photo.
-func (a *admin) deletePhoto(c *fiber.Ctx) error {
-	id, photoID, err := adminPhotoIDs(c)
-	if err != nil {
-		return err
+func deletePhoto(sessions adminSessions, photos Photos) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, photoID, err := adminPhotoIDs(c)
+		if err != nil {
+			return err
+		}
+		if err := photos.Rows.Delete(c.UserContext(), id, photoID, models.StaffActor(currentStaff(c).Username)); err != nil {
+			return err
+		}
+		return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), "The photo is deleted.")
 	}
-	if err := a.photos.Rows.Delete(c.UserContext(), id, photoID, models.StaffActor(currentStaff(c).Username)); err != nil {
-		return err
-	}
-	return a.redirectWithFlash(c, petURL(id, petsBack(c)), "The photo is deleted.")
 }
 
 func adminPhotoIDs(c *fiber.Ctx) (int64, int64, error) {

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -20,8 +21,8 @@ func staffRow(st *models.Staff, me *models.Staff) views.StaffRow {
 		PasswordChangedAt: st.PasswordChangedAt, MustChange: st.MustChangePassword}
 }
 
-func (a *admin) renderStaff(c *fiber.Ctx, props views.StaffProps) error {
-	list, err := a.staff.List(c.UserContext())
+func renderStaff(c *fiber.Ctx, staff *models.StaffStore, props views.StaffProps) error {
+	list, err := staff.List(c.UserContext())
 	if err != nil {
 		return err
 	}
@@ -34,87 +35,95 @@ func (a *admin) renderStaff(c *fiber.Ctx, props views.StaffProps) error {
 }
 
 // showStaff is one account's page; right after a reset it shows the one-time password, once.
-func (a *admin) showStaff(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	st, err := a.staff.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	sess, err := a.sessions.Get(c)
-	if err != nil {
-		return err
-	}
-	d := views.StaffDetailProps{Staff: staffRow(st, currentStaff(c)),
-		ActorURL: "/admin/audit?actor=" + url.QueryEscape(models.StaffActor(st.Username))}
-	if v, _ := sess.Get(sessNewPassword).(string); strings.HasPrefix(v, strconv.FormatInt(id, 10)+":") {
-		d.OneTimePassword = strings.TrimPrefix(v, strconv.FormatInt(id, 10)+":")
-		sess.Delete(sessNewPassword)
-		if err := sess.Save(); err != nil {
-			return err
-		}
-	}
-	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectStaff, id); err != nil {
-		return err
-	}
-	return render(c, views.StaffDetail(page(c, st.Username, views.SectionStaff), d))
-}
-
-// resetPassword gives another account a one-time password and shows it once, on its page.
-func (a *admin) resetPassword(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	st, password, err := a.staff.ResetPassword(c.UserContext(), id, currentStaff(c).ID)
-	if err != nil {
-		return err
-	}
-	sess, err := a.sessions.Get(c)
-	if err != nil {
-		return err
-	}
-	sess.Set(sessNewPassword, strconv.FormatInt(id, 10)+":"+password)
-	sess.Set(sessFlash, "Reset the password of "+st.Username+".")
-	if err := sess.Save(); err != nil {
-		return err
-	}
-	a.log.Info("staff password reset", "request_id", requestID(c), "username", st.Username, "by", currentStaff(c).Username)
-	return c.Redirect("/admin/staff/"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
-}
-
-// listStaff is the staff page.
-func (a *admin) listStaff(c *fiber.Ctx) error {
-	return a.renderStaff(c, views.StaffProps{Role: string(models.RoleStaff)})
-}
-
-// createStaff adds an account; a refused form comes back with what was typed (never the
-// password) and each message beside its field.
-func (a *admin) createStaff(c *fiber.Ctx) error {
-	props := views.StaffProps{Username: c.FormValue("username"), Role: c.FormValue("role")}
-	st, err := a.staff.Create(c.UserContext(), models.NewStaff{Username: props.Username, Password: c.FormValue("password"), Role: props.Role})
-	if err == nil {
-		return a.redirectWithFlash(c, "/admin/staff", "Added "+string(st.Role)+" "+st.Username+".")
-	}
-	if !formRefusal(err) {
-		return err
-	}
-	props.Errors = models.FieldMessages(err)
-	c.Status(statusOf(err))
-	return a.renderStaff(c, props)
-}
-
-// setStaffDisabled disables or enables an account; the store refuses to lock out the last
-// admin or the person asking.
-func (a *admin) setStaffDisabled(disabled bool) fiber.Handler {
+func showStaff(sessions adminSessions, staff *models.StaffStore, trail auditTrail) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, err := pathID(c, "id")
 		if err != nil {
 			return err
 		}
-		st, err := a.staff.SetDisabled(c.UserContext(), id, disabled, currentStaff(c).ID)
+		st, err := staff.Get(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		sess, err := sessions.store.Get(c)
+		if err != nil {
+			return err
+		}
+		d := views.StaffDetailProps{Staff: staffRow(st, currentStaff(c)),
+			ActorURL: "/admin/audit?actor=" + url.QueryEscape(models.StaffActor(st.Username))}
+		if v, _ := sess.Get(sessNewPassword).(string); strings.HasPrefix(v, strconv.FormatInt(id, 10)+":") {
+			d.OneTimePassword = strings.TrimPrefix(v, strconv.FormatInt(id, 10)+":")
+			sess.Delete(sessNewPassword)
+			if err := sess.Save(); err != nil {
+				return err
+			}
+		}
+		if d.Audit, d.AuditURL, err = trail.objectAudit(c, models.ObjectStaff, id); err != nil {
+			return err
+		}
+		return render(c, views.StaffDetail(page(c, st.Username, views.SectionStaff), d))
+	}
+}
+
+// resetPassword gives another account a one-time password and shows it once, on its page.
+func resetPassword(sessions adminSessions, staff *models.StaffStore, log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		st, password, err := staff.ResetPassword(c.UserContext(), id, currentStaff(c).ID)
+		if err != nil {
+			return err
+		}
+		sess, err := sessions.store.Get(c)
+		if err != nil {
+			return err
+		}
+		sess.Set(sessNewPassword, strconv.FormatInt(id, 10)+":"+password)
+		sess.Set(sessFlash, "Reset the password of "+st.Username+".")
+		if err := sess.Save(); err != nil {
+			return err
+		}
+		log.Info("staff password reset", "request_id", requestID(c), "username", st.Username, "by", currentStaff(c).Username)
+		return c.Redirect("/admin/staff/"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
+	}
+}
+
+// listStaff is the staff page.
+func listStaff(staff *models.StaffStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		return renderStaff(c, staff, views.StaffProps{Role: string(models.RoleStaff)})
+	}
+}
+
+// createStaff adds an account; a refused form comes back with what was typed (never the
+// password) and each message beside its field.
+func createStaff(sessions adminSessions, staff *models.StaffStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		props := views.StaffProps{Username: c.FormValue("username"), Role: c.FormValue("role")}
+		st, err := staff.Create(c.UserContext(), models.NewStaff{Username: props.Username, Password: c.FormValue("password"), Role: props.Role})
+		if err == nil {
+			return sessions.redirectWithFlash(c, "/admin/staff", "Added "+string(st.Role)+" "+st.Username+".")
+		}
+		if !formRefusal(err) {
+			return err
+		}
+		props.Errors = models.FieldMessages(err)
+		c.Status(statusOf(err))
+		return renderStaff(c, staff, props)
+	}
+}
+
+// setStaffDisabled disables or enables an account; the store refuses to lock out the last
+// admin or the person asking.
+func setStaffDisabled(sessions adminSessions, staff *models.StaffStore, disabled bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		st, err := staff.SetDisabled(c.UserContext(), id, disabled, currentStaff(c).ID)
 		if err != nil {
 			return err
 		}
@@ -122,6 +131,6 @@ func (a *admin) setStaffDisabled(disabled bool) fiber.Handler {
 		if disabled {
 			verb = "Disabled "
 		}
-		return a.redirectWithFlash(c, "/admin/staff", verb+st.Username+".")
+		return sessions.redirectWithFlash(c, "/admin/staff", verb+st.Username+".")
 	}
 }

@@ -27,8 +27,6 @@ type Photos struct {
 	Images *media.Processor
 	// MediaURL starts the photos' URLs (PETSTORE_MEDIA_URL); empty: the service's own /media/.
 	MediaURL string
-	// DBTimeout bounds the upload's transaction, which starts after the decoding.
-	DBTimeout time.Duration
 }
 
 // uploadTimeout bounds an upload's wait for its turn to decode, the decoding and the storing:
@@ -79,7 +77,7 @@ func isPhotoUpload(c *fiber.Ctx) bool {
 //	@Failure		415				{object}	Error	"Content-Type is not image/jpeg, image/png or image/webp, or the body is compressed (unsupported_media_type)"
 //	@Failure		422				{object}	Error	"The Idempotency-Key was already used for a different request (idempotency_key_reused)"
 //	@Router			/pets/{petId}/photos [post]
-func addPetPhoto(p Photos, base publicBase) fiber.Handler {
+func addPetPhoto(p Photos, dbTimeout time.Duration, base publicBase) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		petID, err := pathID(c, "petId")
 		if err != nil {
@@ -116,7 +114,7 @@ func addPetPhoto(p Photos, base publicBase) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		ctx, cancel := context.WithTimeout(work, p.DBTimeout)
+		ctx, cancel := context.WithTimeout(work, dbTimeout)
 		defer cancel()
 		respond := func(ph *models.Photo) (keptResponse, error) {
 			body, err := models.EncodeJSON(ph.Response())
