@@ -126,7 +126,7 @@ func TestPetsTableSortsByEachColumnAndSaysHowManyOfHowMany(t *testing.T) {
 			t.Fatalf("20 sold pets on one page: %q", got)
 		}
 		// Newest change first: the pet renamed last leads.
-		if _, err := models.NewPetStore(s.DB).Update(models.WithActor(context.Background(), "test"), pets[10].ID, models.PetEdit{Name: "Zed", CategoryID: ptrTo[int64](1)}, "test"); err != nil {
+		if _, err := models.NewPetStore(s.DB).Update(models.WithActor(context.Background(), "test"), pets[10].ID, models.PetPatch{Name: ptrTo("Zed"), CategoryID: ptrTo[int64](1)}, "test"); err != nil {
 			t.Fatal(err)
 		}
 		if got := cells(b.Get(t, "/admin/pets?sort=-updated"), "Name"); got[0] != "Zed" {

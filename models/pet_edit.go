@@ -10,16 +10,6 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// PetEdit is what staff change about a pet in the admin pages' edit form: name and category are
-// required there, an empty description or no tags clear them. Its status is not here: the pet's
-// page sets it (SetStatus).
-type PetEdit struct {
-	Name        string
-	CategoryID  *int64
-	Description string
-	Tags        []string
-}
-
 // Match is a condition on a pet as it is inside the transaction that would change it (an
 // If-Match header): when it does not hold, nothing changes and the answer is precondition_failed.
 // Nil always holds.
@@ -40,10 +30,11 @@ func (s *PetStore) Patch(ctx context.Context, id int64, pp PetPatch, actor strin
 	return s.patch(ctx, id, pp, false, actor, match)
 }
 
-// Update saves the admin pages' edit form: a name and a category, both required, a description
-// and tags.
-func (s *PetStore) Update(ctx context.Context, id int64, e PetEdit, actor string) (*Pet, error) {
-	return s.patch(ctx, id, PetPatch{Name: &e.Name, CategoryID: e.CategoryID, Description: &e.Description, Tags: &e.Tags}, true, actor, nil)
+// Update saves the admin pages' edit form: the patch's rules, with name and category required
+// (the form always sends them; an empty description or no tags clear them). The status is not
+// the form's: the pet's page sets it (SetStatus).
+func (s *PetStore) Update(ctx context.Context, id int64, pp PetPatch, actor string) (*Pet, error) {
+	return s.patch(ctx, id, pp, true, actor, nil)
 }
 
 // SetStatus sets a pet's status by hand, as staff do. Setting the status the pet already has

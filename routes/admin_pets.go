@@ -437,7 +437,7 @@ func (a *petPages) updatePet(c *fiber.Ctx) error {
 	catID, err := a.formCategoryID(c, f.Category)
 	var p *models.Pet
 	if err == nil {
-		p, err = a.pets.Update(c.UserContext(), id, models.PetEdit{Name: f.Name, CategoryID: catID, Description: f.Description, Tags: *formTags(f)}, models.StaffActor(currentStaff(c).Username))
+		p, err = a.pets.Update(c.UserContext(), id, models.PetPatch{Name: &f.Name, CategoryID: catID, Description: &f.Description, Tags: formTags(f)}, models.StaffActor(currentStaff(c).Username))
 	}
 	if err != nil {
 		return a.petFormError(c, f, err, "Edit pet")
