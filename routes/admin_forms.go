@@ -2,6 +2,7 @@ package routes
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -66,4 +67,23 @@ func addressRefusal(msg string) (title, sentence string) {
 		return "That address does not work", s
 	}
 	return "That address does not work", views.Sentence("", subject+": "+m[2])
+}
+
+// checkedIDs reads the ids of the rows ticked in a bulk form (each id once), at most most of
+// them; what names the rows in the refusal.
+func checkedIDs(c *fiber.Ctx, most int, what string) ([]int64, error) {
+	var ids []int64
+	for _, v := range c.Request().PostArgs().PeekMulti("id") {
+		id, err := parseID("id", string(v))
+		if err != nil {
+			return nil, invalidParam(err)
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > most {
+		return nil, models.Errorf(models.EInvalid, "id: at most %d %s at once, got %d", most, what, len(ids))
+	}
+	return ids, nil
 }

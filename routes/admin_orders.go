@@ -385,18 +385,9 @@ func bulkOrders(clock storeClock, orders *models.OrderStore, pets *models.PetSto
 		if err != nil {
 			return invalidParam(err)
 		}
-		var ids []int64
-		for _, v := range c.Request().PostArgs().PeekMulti("id") {
-			id, err := parseID("id", string(v))
-			if err != nil {
-				return invalidParam(err)
-			}
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-		if len(ids) > maxBulkOrders {
-			return models.Errorf(models.EInvalid, "id: at most %d orders at once, got %d", maxBulkOrders, len(ids))
+		ids, err := checkedIDs(c, maxBulkOrders, "orders")
+		if err != nil {
+			return err
 		}
 		ctx := c.UserContext()
 		b := views.OrderBulkProps{Action: string(act), Label: orderActionLabels[act].Label, Done: orderBulkVerbs[act], Back: back}

@@ -2,7 +2,6 @@ package routes
 
 import (
 	"net/url"
-	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/petstore/petstore/models"
@@ -27,22 +26,12 @@ func (a *petPages) bulkPets(c *fiber.Ctx) error {
 			return models.Errorf(models.EInvalid, "action: must be one of available, pending, sold or %s", views.BulkDelete)
 		}
 	}
-	var ids []int64
-	for _, v := range c.Request().PostArgs().PeekMulti("id") {
-		id, err := parseID("id", string(v))
-		if err != nil {
-			return invalidParam(err)
-		}
-		if !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) > maxBulkPets {
-		return models.Errorf(models.EInvalid, "id: at most %d pets at once, got %d", maxBulkPets, len(ids))
+	ids, err := checkedIDs(c, maxBulkPets, "pets")
+	if err != nil {
+		return err
 	}
 	ctx := c.UserContext()
 	if c.FormValue("all") == "yes" && c.FormValue("confirm") != "yes" {
-		var err error
 		if ids, err = a.matchingPets(c, back); err != nil {
 			return err
 		}
