@@ -100,7 +100,7 @@ func wantIndexesReadInOrder(t *testing.T, db *gorm.DB, store testenv.Store, when
 	}
 }
 
-// Release 1.1.0 indexed pets with full indexes; migrate builds the partial ones that replace them,
+// Releases 1.1.0 and 1.2.0 indexed pets with full indexes; migrate builds the partial ones that replace them,
 // drops them, says so, and gathers the statistics of the tables a bulk load left without any.
 func TestMigrateFromA110DatabaseReplacesItsPetIndexesAndSaysSo(t *testing.T) {
 	t.Parallel()
@@ -109,7 +109,10 @@ func TestMigrateFromA110DatabaseReplacesItsPetIndexesAndSaysSo(t *testing.T) {
 		// The indexes of the pets lists as release 1.1.0 made them, by their definitions then.
 		for _, sql := range []string{
 			"DROP INDEX idx_pets_live_status_id", "DROP INDEX idx_pets_live_category_id",
+			"DROP INDEX idx_pets_live_name_id", "DROP INDEX idx_pets_live_updated_at_id",
 			`CREATE INDEX "idx_pets_category_id" ON "pets" ("category_id","id")`,
+			`CREATE INDEX "idx_pets_name_id" ON "pets" ("name","id")`,
+			`CREATE INDEX "idx_pets_updated_at_id" ON "pets" ("updated_at","id")`,
 		} {
 			if err := db.Exec(sql).Error; err != nil {
 				t.Fatal(err)
@@ -121,10 +124,10 @@ func TestMigrateFromA110DatabaseReplacesItsPetIndexesAndSaysSo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"idx_pets_live_status_id", "idx_pets_live_category_id"}; !slices.Equal(m.Indexes, want) {
+		if want := []string{"idx_pets_live_status_id", "idx_pets_live_category_id", "idx_pets_live_name_id", "idx_pets_live_updated_at_id"}; !slices.Equal(m.Indexes, want) {
 			t.Errorf("migrate added the indexes %v, want %v", m.Indexes, want)
 		}
-		if want := []string{"idx_pets_category_id"}; !slices.Equal(m.DroppedIndexes, want) {
+		if want := []string{"idx_pets_category_id", "idx_pets_name_id", "idx_pets_updated_at_id"}; !slices.Equal(m.DroppedIndexes, want) {
 			t.Errorf("migrate dropped the indexes %v, want %v", m.DroppedIndexes, want)
 		}
 		wantAnalyzed := []string{"pets"}
