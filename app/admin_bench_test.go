@@ -102,17 +102,16 @@ func BenchmarkAdminMillionPets(b *testing.B) {
 		// The page after a jump, by its link: its place is counted.
 		{"after-page-400-by-name", "", "10,001–10,025 of about 1,000,000 pets"},
 	} {
-		if page.uri == "" {
-			rc := newRequestCtx()
-			get(rc, "/admin/pets?sort=name&page=400")
-			next := nextPage.FindSubmatch(rc.Response.Body())
-			if next == nil {
-				b.Fatal("page 400 by name links no next page")
-			}
-			page.uri = html.UnescapeString(string(next[1]))
-		}
 		b.Run(page.name, func(b *testing.B) {
 			rc := newRequestCtx()
+			if page.uri == "" { // before the loop, which times only itself
+				get(rc, "/admin/pets?sort=name&page=400")
+				next := nextPage.FindSubmatch(rc.Response.Body())
+				if next == nil {
+					b.Fatal("page 400 by name links no next page")
+				}
+				page.uri = html.UnescapeString(string(next[1]))
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				get(rc, page.uri)

@@ -95,14 +95,9 @@ func countTotalIn(ctx context.Context, db *gorm.DB, table string, where []string
 	counted := false
 	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
 		var err error
-		if t, err = countIn(tx, table, where, args, segs); err != nil {
+		t, counted, err = totalIn(tx, table, where, args, segs)
+		if err != nil {
 			return err
-		}
-		counted = true
-		if !t.Exact {
-			if t, err = estimateIn(tx, table, where, args, t.N); err != nil {
-				return err
-			}
 		}
 		if also != nil {
 			return also(tx)
@@ -119,6 +114,16 @@ func countTotalIn(ctx context.Context, db *gorm.DB, table string, where []string
 		})
 	}
 	return t, storeError(err, "")
+}
+
+// totalIn counts the rows of segs that match the conditions by the lists' rule, in tx; counted
+// says the count finished, whether or not its estimate did.
+func totalIn(tx *gorm.DB, table string, where []string, args []any, segs segments) (t Total, counted bool, err error) {
+	if t, err = countIn(tx, table, where, args, segs); err != nil || t.Exact {
+		return t, err == nil, err
+	}
+	t, err = estimateIn(tx, table, where, args, t.N)
+	return t, true, err
 }
 
 // countGroups counts the rows of table that match the conditions by their value of the column
