@@ -36,7 +36,8 @@ const (
 type countBudgetKey struct{}
 
 // WithCountBudget returns ctx under which each of a list's counts (its total, a page's place,
-// an estimate) may take d of database time, instead of DefaultCountBudget.
+// an estimate) may take d of database time, instead of DefaultCountBudget; on SQLite, which has no
+// statement timeout, a page's counts take d together.
 func WithCountBudget(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, countBudgetKey{}, d)
 }
