@@ -110,8 +110,8 @@ func TestMigrateSaysWhatItDid(t *testing.T) {
 		for _, want := range []string{
 			"added the tables clients, audit_entries, events, webhook_endpoints, delivery_attempts, photos\n",
 			"added the columns pets.description, pets.tags, pets.deleted_at, api_keys.client_id, api_keys.scopes, api_keys.unbans, orders.client_id, staffs.must_change_password, staffs.password_changed_at" + searchColumns + "\n",
-			"added the indexes idx_pets_live_status_id, idx_pets_live_category_id, idx_pets_deleted_id, idx_pets_name_id, " +
-				"idx_pets_updated_at_id, idx_pets_deleted_name_id, idx_pets_deleted_status_id, idx_pets_deleted_updated_at_id, " +
+			"added the indexes idx_pets_live_status_id, idx_pets_live_category_id, idx_pets_deleted_id, idx_pets_live_id, idx_pets_live_name_id, " +
+				"idx_pets_live_updated_at_id, idx_pets_deleted_name_id, idx_pets_deleted_status_id, idx_pets_deleted_updated_at_id, " +
 				"idx_api_keys_client_id, idx_orders_client_id_id, idx_orders_created_at_id, idx_orders_ship_date_id, " +
 				"idx_orders_live_ship_date, idx_api_keys_banned_until, idx_webhook_endpoints_troubled, " + searchIndexes + "\n",
 			"dropped the indexes idx_pets_category_id, which the added ones replace\n",

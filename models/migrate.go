@@ -125,13 +125,16 @@ func migrate(db *gorm.DB, queue riverdriver.Driver[*sql.Tx], m *Migration) error
 	return nil
 }
 
-// retiredIndexes are the indexes of earlier releases that later ones replaced: the partial index
-// of the live pets of a category (see Pet) serves every list the full one served.
+// retiredIndexes are the indexes of earlier releases that later ones replaced: the partial
+// indexes of the live pets of a category, and of the live pets by name and by last change (see
+// Pet), serve every list the full ones served (the deleted pets have partial indexes of their own).
 var retiredIndexes = []struct {
 	model any
 	name  string
 }{
 	{&Pet{}, "idx_pets_category_id"},
+	{&Pet{}, "idx_pets_name_id"},
+	{&Pet{}, "idx_pets_updated_at_id"},
 }
 
 // dropRetired drops the retiredIndexes a database still has, once AutoMigrate has built their

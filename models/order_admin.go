@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // StatusTotals counts the orders of each status, for the admin dashboard, by countGroups' rule.
@@ -21,7 +23,8 @@ const liveOrders = "status IN ('placed', 'approved')"
 
 // OrderWork is the orders waiting for staff: placed ones to approve, and live ones (placed or
 // approved) due to ship on the store's day or before it. Each is counted as a list's total is
-// (countTotal), so a store with a large backlog costs no more than a list.
+// (countTotal), so a store with a large backlog costs no more than a list; the three in one
+// transaction. A count the budget cuts short leaves those after it unknown.
 type OrderWork struct {
 	Waiting, DueToday, Overdue Total
 }
@@ -31,13 +34,14 @@ func (s *OrderStore) Work(ctx context.Context, day time.Time) (OrderWork, error)
 	from, to := DayRange(day)
 	var w OrderWork
 	var err error
-	if w.Waiting, err = countTotal(ctx, s.db, "orders", []string{"status = ?"}, []any{OrderPlaced}); err != nil {
-		return w, err
-	}
-	if w.DueToday, err = countTotal(ctx, s.db, "orders", []string{liveOrders, "ship_date >= ?", "ship_date < ?"}, []any{from, to}); err != nil {
-		return w, err
-	}
-	w.Overdue, err = countTotal(ctx, s.db, "orders", []string{liveOrders, "ship_date < ?"}, []any{from})
+	w.Waiting, err = countTotalIn(ctx, s.db, "orders", []string{"status = ?"}, []any{OrderPlaced}, one(segment{}), func(tx *gorm.DB) error {
+		var err error
+		if w.DueToday, _, err = totalIn(tx, "orders", []string{liveOrders, "ship_date >= ?", "ship_date < ?"}, []any{from, to}, one(segment{})); err != nil {
+			return err
+		}
+		w.Overdue, _, err = totalIn(tx, "orders", []string{liveOrders, "ship_date < ?"}, []any{from}, one(segment{}))
+		return err
+	})
 	return w, err
 }
 

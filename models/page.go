@@ -344,7 +344,7 @@ func (k keyset[T]) list(ctx context.Context, db *gorm.DB, where []string, args [
 		if len(items) > page.Limit {
 			break
 		}
-		if items, err = k.read(ctx, db, where, args, s, page.Limit+1-len(items), 0, items); err != nil {
+		if items, err = k.read(ctx, db, where, args, s, "", page.Limit+1-len(items), 0, items); err != nil {
 			return out, err
 		}
 	}
@@ -381,8 +381,13 @@ func (k keyset[T]) nth(ctx context.Context, db *gorm.DB, where []string, args []
 	if err != nil {
 		return nil, err
 	}
+	// Only what the cursor needs: the rows passed over are then read in the index alone.
+	cols := "id"
+	if sort.Key != "" {
+		cols += ", " + k.sortKeys[sort.Key].column
+	}
 	for i, s := range segs.s[:segs.n] {
-		items, err := k.read(ctx, db, where, args, s, 1, n, nil)
+		items, err := k.read(ctx, db, where, args, s, cols, 1, n, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -415,10 +420,14 @@ func (k keyset[T]) at(sort Sort, item *T, before bool) *Cursor {
 	return c
 }
 
-// read appends up to limit rows of one segment to items, after passing over offset of them.
-func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args []any, s segment, limit, offset int, items []T) ([]T, error) {
+// read appends up to limit rows of one segment to items, after passing over offset of them;
+// with cols, only those columns.
+func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args []any, s segment, cols string, limit, offset int, items []T) ([]T, error) {
 	// Unscoped: the conditions say which rows, deleted ones included, a list reads.
 	q := db.WithContext(ctx).Unscoped()
+	if cols != "" {
+		q = q.Select(cols)
+	}
 	// Appending leaves the caller's slices as they were (their length), whatever it writes past it.
 	if conds := append(where, s.where...); len(conds) > 0 {
 		q = q.Where(strings.Join(conds, " AND "), append(args, s.args...)...)

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -21,12 +22,13 @@ type Total struct {
 
 // Counting is exact up to countCap matching rows within a budget of database time
 // (DefaultCountBudget, or WithCountBudget's). Counting costs about 1 ms per 10,000 rows on either
-// store (a million pets: 75 to 90 ms on PostgreSQL, about 110 ms on SQLite), so an exact total
-// adds at most about 5 ms to a page; a filter that no index serves (a name search) scans every
-// row, which the budget cuts short. Past either, the total is estimated from the newest
-// estimateSample ids, which are read through the primary key.
+// store, so an exact total adds about 1 ms to a page; a filter that no index serves (a name
+// search) scans every row, which the budget cuts short. Past either, the total is estimated in one
+// statement that reads no rows on PostgreSQL (the planner's estimate, from the table's
+// statistics), and from the newest estimateSample ids, read through the primary key, on SQLite,
+// which keeps no statistics.
 const (
-	countCap           = 50_000
+	countCap           = 10_000
 	DefaultCountBudget = 25 * time.Millisecond
 	estimateSample     = 10_000
 )
@@ -34,7 +36,8 @@ const (
 type countBudgetKey struct{}
 
 // WithCountBudget returns ctx under which each of a list's counts (its total, a page's place,
-// an estimate) may take d of database time, instead of DefaultCountBudget.
+// an estimate) may take d of database time, instead of DefaultCountBudget; on SQLite, which has no
+// statement timeout, a page's counts take d together.
 func WithCountBudget(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, countBudgetKey{}, d)
 }
@@ -47,56 +50,81 @@ func countBudget(ctx context.Context) time.Duration {
 }
 
 // totals fills out's Total and Before: how many rows match the conditions, and how many of them
-// come before the page's first item (page.Skip after a jump, which needs no counting).
+// come before the page's first item (page.Skip after a jump, and 0 on the first page, which need
+// no counting; past countCap unknown, as an estimate of it would mislead more than help).
 func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args []any, page Page, jumped bool, out *Paged[T]) error {
 	all, err := k.segments(Sort{}, nil, false)
 	if err != nil {
 		return err
 	}
-	if out.Total, err = k.count(ctx, db, where, args, all); err != nil {
-		return err
-	}
-	if !out.Total.Exact {
-		if out.Total, err = k.estimate(ctx, db, where, args, out.Total.N); err != nil {
+	var before segments
+	switch {
+	case jumped:
+		out.Before = Total{N: int64(page.Skip), Exact: true}
+	case out.Prev == nil:
+		out.Before = Total{Exact: true}
+	default:
+		if before, err = k.segments(page.Sort, out.Prev, !page.Sort.Desc); err != nil {
 			return err
 		}
 	}
-	if jumped {
-		out.Before = Total{N: int64(page.Skip), Exact: true}
-		return nil
-	}
-	if out.Prev == nil {
-		out.Before = Total{Exact: true}
-		return nil
-	}
-	before, err := k.segments(page.Sort, out.Prev, !page.Sort.Desc)
-	if err != nil {
+	out.Total, err = countTotalIn(ctx, db, k.table, where, args, all, func(tx *gorm.DB) error {
+		if before.n == 0 {
+			return nil
+		}
+		b, err := countIn(tx, k.table, where, args, before)
+		if b.Exact {
+			out.Before = b
+		}
 		return err
-	}
-	if out.Before, err = k.count(ctx, db, where, args, before); err != nil || out.Before.Exact {
-		return err
-	}
-	// Past the cap the page's place is unknown; an estimate of it would mislead more than help.
-	out.Before = Total{}
-	return nil
-}
-
-func (k keyset[T]) count(ctx context.Context, db *gorm.DB, where []string, args []any, segs segments) (Total, error) {
-	return countRows(ctx, db, k.table, where, args, segs)
-}
-
-func (k keyset[T]) estimate(ctx context.Context, db *gorm.DB, where []string, args []any, atLeast int64) (Total, error) {
-	return estimateRows(ctx, db, k.table, where, args, atLeast)
+	})
+	return err
 }
 
 // countTotal counts the rows of table that match the conditions by the lists' rule: exactly up
 // to countCap within the budget, else estimated.
 func countTotal(ctx context.Context, db *gorm.DB, table string, where []string, args []any) (Total, error) {
-	t, err := countRows(ctx, db, table, where, args, one(segment{}))
-	if err != nil || t.Exact {
-		return t, err
+	return countTotalIn(ctx, db, table, where, args, one(segment{}), nil)
+}
+
+// countTotalIn counts the rows of segs that match the conditions by the lists' rule, then runs
+// also (when not nil) in the same transaction: one BEGIN, budget and COMMIT for all of a page's
+// counts. A count cut short by the budget leaves the total to an estimate, under a budget of its
+// own; also is then skipped.
+func countTotalIn(ctx context.Context, db *gorm.DB, table string, where []string, args []any, segs segments, also func(*gorm.DB) error) (Total, error) {
+	var t Total
+	counted := false
+	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
+		var err error
+		t, counted, err = totalIn(tx, table, where, args, segs)
+		if err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return Total{}, storeError(err, "")
 	}
-	return estimateRows(ctx, db, table, where, args, t.N)
+	if timedOut && !counted {
+		_, err = withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
+			t, err = estimateIn(tx, table, where, args, 0)
+			return err
+		})
+	}
+	return t, storeError(err, "")
+}
+
+// totalIn counts the rows of segs that match the conditions by the lists' rule, in tx; counted
+// says the count finished, whether or not its estimate did.
+func totalIn(tx *gorm.DB, table string, where []string, args []any, segs segments) (t Total, counted bool, err error) {
+	if t, err = countIn(tx, table, where, args, segs); err != nil || t.Exact {
+		return t, err == nil, err
+	}
+	t, err = estimateIn(tx, table, where, args, t.N)
+	return t, true, err
 }
 
 // countGroups counts the rows of table that match the conditions by their value of the column
@@ -152,48 +180,58 @@ func idSpan(tx *gorm.DB, table string, lo, hi *sql.NullInt64) error {
 	return tx.Raw("SELECT (SELECT MIN(id) FROM "+table+"), (SELECT MAX(id) FROM "+table+")").Row().Scan(lo, hi)
 }
 
-// countRows counts the rows of the segments that match the conditions. Exact is false when it
-// stopped at countCap (N is then countCap+1) or at countBudget (N is then 0).
-func countRows(ctx context.Context, db *gorm.DB, table string, where []string, args []any, segs segments) (Total, error) {
+// countIn counts the rows of the segments that match the conditions, in tx. Exact is false when
+// it stopped at countCap (N is then countCap+1).
+func countIn(tx *gorm.DB, table string, where []string, args []any, segs segments) (Total, error) {
 	var n int64
-	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
-		for _, s := range segs.s[:segs.n] {
-			query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + table
-			if conds := append(where, s.where...); len(conds) > 0 {
-				query += " WHERE " + strings.Join(conds, " AND ")
-			}
-			var got int64
-			// Two subqueries: SQLite reads a lone MIN or MAX from the index's end, but scans the table
-			// for both in one SELECT.
-			if err := tx.Raw(query+" LIMIT ?) AS c", append(append(args, s.args...), countCap+1-n)...).Row().Scan(&got); err != nil {
-				return err
-			}
-			if n += got; n > countCap {
-				return nil
-			}
+	for _, s := range segs.s[:segs.n] {
+		query := "SELECT COUNT(*) FROM (SELECT 1 FROM " + table
+		if conds := append(where, s.where...); len(conds) > 0 {
+			query += " WHERE " + strings.Join(conds, " AND ")
 		}
-		return nil
-	})
-	if err != nil || timedOut {
-		return Total{}, storeError(err, "")
+		var got int64
+		if err := tx.Raw(query+" LIMIT ?) AS c", append(append(args, s.args...), countCap+1-n)...).Row().Scan(&got); err != nil {
+			return Total{}, err
+		}
+		if n += got; n > countCap {
+			break
+		}
 	}
 	return Total{N: n, Exact: n <= countCap}, nil
 }
 
-// estimateRows scales the matches among the newest estimateSample ids to the whole table; it is
-// at least atLeast, what counting already found.
-func estimateRows(ctx context.Context, db *gorm.DB, table string, where []string, args []any, atLeast int64) (Total, error) {
-	var lo, hi sql.NullInt64
-	var matches int64
-	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
-		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
-			return err
+// estimateIn estimates, in tx, how many rows of table match the conditions; it is at least
+// atLeast, what counting already found. PostgreSQL's planner answers from the table's statistics
+// without reading a row; on SQLite the matches among the newest estimateSample ids are scaled to
+// the whole table.
+func estimateIn(tx *gorm.DB, table string, where []string, args []any, atLeast int64) (Total, error) {
+	if tx.Dialector.Name() == "postgres" {
+		query := "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + table
+		if len(where) > 0 {
+			query += " WHERE " + strings.Join(where, " AND ")
 		}
-		query := "SELECT COUNT(*) FROM " + table + " WHERE " + strings.Join(append(where, "id > ?"), " AND ")
-		return tx.Raw(query, append(args, hi.Int64-estimateSample)...).Row().Scan(&matches)
-	})
-	if err != nil || timedOut || !hi.Valid {
-		return Total{N: atLeast}, storeError(err, "")
+		var plan []byte
+		if err := tx.Raw(query, args...).Row().Scan(&plan); err != nil {
+			return Total{N: atLeast}, err
+		}
+		var plans []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			}
+		}
+		if err := json.Unmarshal(plan, &plans); err != nil || len(plans) != 1 {
+			return Total{N: atLeast}, err
+		}
+		return Total{N: max(int64(plans[0].Plan.Rows), atLeast)}, nil
+	}
+	var lo, hi sql.NullInt64
+	if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
+		return Total{N: atLeast}, err
+	}
+	var matches int64
+	sample := "SELECT COUNT(*) FROM " + table + " WHERE " + strings.Join(append(where, "id > ?"), " AND ")
+	if err := tx.Raw(sample, append(args, hi.Int64-estimateSample)...).Row().Scan(&matches); err != nil {
+		return Total{N: atLeast}, err
 	}
 	span := hi.Int64 - lo.Int64 + 1
 	n := int64(float64(matches) * float64(span) / float64(min(span, estimateSample)))
