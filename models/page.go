@@ -192,7 +192,8 @@ type keyset[T any] struct {
 	// sortKeys are the keys a list may be sorted by, besides id.
 	sortKeys map[string]sortKey[T]
 	id       func(*T) int64
-	// scope, when set, shapes each read of the list (the columns it selects).
+	// scope, when set, shapes each read of the list's items (the columns it selects); a read of
+	// named columns (a page jump's) is not shaped, so that it can stay in the index.
 	scope func(*gorm.DB) *gorm.DB
 }
 
@@ -427,6 +428,8 @@ func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args [
 	q := db.WithContext(ctx).Unscoped()
 	if cols != "" {
 		q = q.Select(cols)
+	} else if k.scope != nil {
+		q = k.scope(q)
 	}
 	// Appending leaves the caller's slices as they were (their length), whatever it writes past it.
 	if conds := append(where, s.where...); len(conds) > 0 {
@@ -434,9 +437,6 @@ func (k keyset[T]) read(ctx context.Context, db *gorm.DB, where []string, args [
 	}
 	if offset > 0 {
 		q = q.Offset(offset)
-	}
-	if k.scope != nil {
-		q = k.scope(q)
 	}
 	var rows []T
 	err := q.Order(s.order).Limit(limit).Find(&rows).Error
