@@ -243,6 +243,16 @@ func TestTotalsAreExactUpToTheCapAndEstimatedPastIt(t *testing.T) {
 		if (sold.Total != models.Total{N: n / 4, Exact: true}) {
 			t.Errorf("sold pets: total %+v, want exactly %d", sold.Total, n/4)
 		}
+		// The dashboard's counts by status, estimated the same way: the planner's total shared out
+		// by the statistics' frequencies on PostgreSQL, the newest ids on SQLite.
+		byStatus, exact, err := pets.StatusTotals(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near := func(got, want int64) bool { return got > want*85/100 && got < want*115/100 }
+		if exact || !near(byStatus[models.PetSold], n/4) || !near(byStatus[models.PetAvailable], n-n/4) || byStatus[models.PetPending] != 0 {
+			t.Errorf("pets by status: %v (exact %v), want estimates near %d sold and %d available", byStatus, exact, n/4, n-n/4)
+		}
 		last, err := pets.List(ctx, models.PetFilter{}, models.Page{Limit: 25, Count: true, Cursor: &models.Cursor{Last: true}})
 		if err != nil {
 			t.Fatal(err)

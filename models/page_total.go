@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -130,9 +131,10 @@ func totalIn(tx *gorm.DB, table string, where []string, args []any, segs segment
 // countGroups counts the rows of table that match the conditions by their value of the column
 // group, by the lists' rule read from the other end: a table whose ids span at most countCap
 // (so it holds at most as many rows) is counted exactly within the budget; a larger one, or one
-// the budget cut short, is estimated from its newest estimateSample ids, one statement for
-// every group, so a dashboard's counts cost the same at any size. exact says which; a group
-// absent from the answer has none (or none in the sample).
+// the budget cut short, is estimated, so a dashboard's counts cost the same at any size: on
+// PostgreSQL from the table's statistics when they list every value of the column
+// (estimateGroups), else from its newest estimateSample ids, one statement for every group.
+// exact says which; a group absent from the answer has none (or none in the sample).
 func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []string, args []any) (counts map[string]int64, exact bool, err error) {
 	var lo, hi sql.NullInt64
 	var rows []struct {
@@ -144,6 +146,7 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 		return tx.Raw("SELECT "+group+` AS "group", COUNT(*) AS n FROM `+table+" WHERE "+strings.Join(conds, " AND ")+" GROUP BY "+group,
 			append(append([]any(nil), args...), from)...).Scan(&rows).Error
 	}
+	var planned map[string]int64
 	// One statement of counting either way, in the span's transaction.
 	timedOut, err := withinBudget(ctx, db, countBudget(ctx), func(tx *gorm.DB) error {
 		if err := idSpan(tx, table, &lo, &hi); err != nil || !hi.Valid {
@@ -152,10 +155,17 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 		if exact = hi.Int64-lo.Int64 < countCap; exact {
 			return read(tx, lo.Int64-1)
 		}
+		var err error
+		if planned, err = estimateGroups(tx, table, group, where, args); err != nil || planned != nil {
+			return err
+		}
 		return read(tx, hi.Int64-estimateSample)
 	})
 	if err != nil {
 		return nil, false, storeError(err, "")
+	}
+	if planned != nil && !timedOut {
+		return planned, false, nil
 	}
 	counts = make(map[string]int64)
 	if !hi.Valid && !timedOut {
@@ -172,6 +182,44 @@ func countGroups(ctx context.Context, db *gorm.DB, table, group string, where []
 		counts[r.Group] = int64(float64(r.N) * float64(span) / float64(min(span, estimateSample)))
 	}
 	return counts, exact, nil
+}
+
+// estimateGroups estimates, in tx on PostgreSQL, the rows of table that match the conditions by
+// their value of the column group: the planner's estimate of the matching rows (estimateIn),
+// shared out as the column's most common values share the table in its statistics. Nil (and
+// the sample is read instead) on SQLite, before the table has statistics, and when the values
+// the statistics list are not all of the column's: a value left out could not be told from none.
+func estimateGroups(tx *gorm.DB, table, group string, where []string, args []any) (map[string]int64, error) {
+	if tx.Dialector.Name() != "postgres" {
+		return nil, nil
+	}
+	var common []struct {
+		Value string
+		Share float64
+		Nulls float64
+	}
+	err := tx.Raw(`SELECT m.value, m.share, s.null_frac AS nulls FROM pg_stats s,
+		unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS m(value, share)
+		WHERE s.schemaname = current_schema() AND s.tablename = ? AND s.attname = ?`, table, group).Scan(&common).Error
+	if err != nil || len(common) == 0 {
+		return nil, err
+	}
+	listed := common[0].Nulls
+	for _, c := range common {
+		listed += c.Share
+	}
+	if listed < 0.999 {
+		return nil, nil
+	}
+	total, err := estimateIn(tx, table, where, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[string]int64, len(common))
+	for _, c := range common {
+		counts[c.Value] = int64(math.Round(float64(total.N) * c.Share / (listed - common[0].Nulls)))
+	}
+	return counts, nil
 }
 
 // idSpan reads the lowest and highest id of table. Two subqueries: SQLite reads a lone MIN or
