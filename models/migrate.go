@@ -219,9 +219,10 @@ func (m *Migration) missing(db *gorm.DB) error {
 			m.Tables = append(m.Tables, stmt.Table)
 			continue
 		}
-		for _, name := range stmt.Schema.DBNames {
-			if !mig.HasColumn(model, name) {
-				m.Columns = append(m.Columns, stmt.Table+"."+name)
+		for _, f := range stmt.Schema.Fields {
+			// A column only read (Pet.Photos, computed by each read) is not AutoMigrate's to add.
+			if f.DBName != "" && !f.IgnoreMigration && !mig.HasColumn(model, f.DBName) {
+				m.Columns = append(m.Columns, stmt.Table+"."+f.DBName)
 			}
 		}
 		for _, idx := range stmt.Schema.ParseIndexes() {
