@@ -23,7 +23,7 @@ const liveOrders = "status IN ('placed', 'approved')"
 
 // OrderWork is the orders waiting for staff: placed ones to approve, and live ones (placed or
 // approved) due to ship on the store's day or before it. Each is counted as a list's total is
-// (countTotal), so a store with a large backlog costs no more than a list; the three in one
+// (totalIn), so a store with a large backlog costs no more than a list; the three in one
 // transaction. A count the budget cuts short leaves those after it unknown.
 type OrderWork struct {
 	Waiting, DueToday, Overdue Total

@@ -82,12 +82,6 @@ func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args
 	return err
 }
 
-// countTotal counts the rows of table that match the conditions by the lists' rule: exactly up
-// to countCap within the budget, else estimated.
-func countTotal(ctx context.Context, db *gorm.DB, table string, where []string, args []any) (Total, error) {
-	return countTotalIn(ctx, db, table, where, args, one(segment{}), nil)
-}
-
 // countTotalIn counts the rows of segs that match the conditions by the lists' rule, then runs
 // also (when not nil) in the same transaction: one BEGIN, budget and COMMIT for all of a page's
 // counts. A count cut short by the budget leaves the total to an estimate, under a budget of its
