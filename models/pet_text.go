@@ -131,8 +131,10 @@ func SplitTags(s string) []string {
 // accent-insensitively, in the name, description and tags together.
 type Search struct{ Words []string }
 
-// ParseSearch reads q: 1 to MaxSearchLength characters holding at least one word (a run of
-// letters and digits; anything else separates words).
+// ParseSearch reads q: 1 to MaxSearchLength characters, whose words (runs of letters and digits;
+// anything else separates words) a pet must all contain. A q without any word, only signs and
+// spaces, asks for no word, so every pet matches: the decided rule (1 to 100 characters, every
+// word of q) read as written, and what the document's schema of q allows.
 func ParseSearch(field, q string) (Search, error) {
 	n := utf8.RuneCountInString(q)
 	switch {
@@ -142,8 +144,5 @@ func ParseSearch(field, q string) (Search, error) {
 		return Search{}, FieldError(field, "must be 1 to %d characters, got %d", MaxSearchLength, n)
 	}
 	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 {
-		return Search{}, FieldError(field, "must contain a word (letters or digits)")
-	}
 	return Search{Words: words}, nil
 }

@@ -116,7 +116,7 @@ func petPath(id int64) string { return "/v1/pets/" + strconv.FormatInt(id, 10) }
 //	@Param			categoryId		query		int			false	"Return only animals of this category"							Format(int64)	minimum(1)
 //	@Param			id				query		[]int		false	"Return only the animals with these ids (repeat the parameter: `id=1&id=2`; 1 to 100 ids)"	collectionFormat(multi)	extensions(x-max-items=100,x-items-minimum=1,x-items-format=int64)
 //	@Param			tag				query		[]string	false	"Return only the animals carrying every one of these tags (repeat the parameter: `tag=calm&tag=puppy`; at most 10)"	collectionFormat(multi)	extensions(x-max-items=10,x-items-min-length=1,x-items-max-length=32,x-items-pattern=^\s*[A-Za-z0-9-]+\s*$)
-//	@Param			q				query		string		false	"Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored)"	minlength(1)	maxlength(100)
+//	@Param			q				query		string		false	"Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored; a text of only signs and spaces holds no word and filters nothing)"	minlength(1)	maxlength(100)
 //	@Param			cursor			query		string		false	"Opaque token that continues the list: take it from the Link header"	maxlength(64)
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the page is unchanged"	maxlength(1024)
 //	@Success		200				{array}		models.PetResponse			"A page of animals"

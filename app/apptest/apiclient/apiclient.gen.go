@@ -925,7 +925,7 @@ type ListPetsParams struct {
 	// Tag Return only the animals carrying every one of these tags (repeat the parameter: `tag=calm&tag=puppy`; at most 10)
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored)
+	// Q Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored; a text of only signs and spaces holds no word and filters nothing)
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Cursor Opaque token that continues the list: take it from the Link header
@@ -955,7 +955,7 @@ type ListPetsHeadParams struct {
 	// Tag Return only the animals carrying every one of these tags (repeat the parameter: `tag=calm&tag=puppy`; at most 10)
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
-	// Q Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored)
+	// Q Return only the animals whose name, description and tags contain every word of this text (as words, beginnings of words or other forms of the words; case and accents ignored; a text of only signs and spaces holds no word and filters nothing)
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Cursor Opaque token that continues the list: take it from the Link header
