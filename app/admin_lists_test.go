@@ -251,7 +251,8 @@ func readCSV(t *testing.T, b *apptest.Browser, target, name string) [][]string {
 	if ct := p.Header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
 		t.Fatalf("%s: Content-Type %q", target, ct)
 	}
-	want := `attachment; filename="` + name + "-" + time.Now().UTC().Format(time.DateOnly) + `.csv"`
+	// Dated in the store's time zone: in Paris the 29th starts at 23:00 UTC on the 28th.
+	want := `attachment; filename="` + name + "-" + b.Server().Today() + `.csv"`
 	if cd := p.Header.Get("Content-Disposition"); cd != want {
 		t.Fatalf("%s: Content-Disposition %q, want %q", target, cd, want)
 	}

@@ -35,6 +35,9 @@ type Browser struct {
 	CSRF string
 }
 
+// Server is the service the browser visits.
+func (b *Browser) Server() *Server { return b.s }
+
 // NewBrowser returns a browser with no cookies.
 func (s *Server) NewBrowser(tb testing.TB) *Browser {
 	tb.Helper()

@@ -66,6 +66,20 @@ func WithDeliveries() Option { return func(o *options) { o.deliveries = true } }
 // DeliveryPoll is how often a test server's idle workers look for deliveries.
 const DeliveryPoll = 50 * time.Millisecond
 
+// Today is the date the service's pages and exports give today: its clock's, in the store's time
+// zone (PETSTORE_TIMEZONE).
+func (s *Server) Today() string {
+	now := time.Now()
+	if s.Clock != nil {
+		now = s.Clock.Now()
+	}
+	zone := s.Cfg.Timezone
+	if zone == nil {
+		zone = time.UTC
+	}
+	return now.In(zone).Format(time.DateOnly)
+}
+
 // WithClock makes c the service's clock (rate-limit windows, bans, key expiry and cache).
 func WithClock(c *testenv.Clock) Option { return func(o *options) { o.clock = c } }
 
