@@ -59,11 +59,15 @@ func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args
 		return err
 	}
 	var before segments
+	last := false
 	switch {
 	case jumped:
 		out.Before = Total{N: int64(page.Skip), Exact: true}
 	case out.Prev == nil:
 		out.Before = Total{Exact: true}
+	case page.Cursor != nil && page.Cursor.Last:
+		// The last page's place is what the total leaves before it, below: nothing to count.
+		last = true
 	default:
 		if before, err = k.segments(page.Sort, out.Prev, !page.Sort.Desc); err != nil {
 			return err
@@ -79,6 +83,9 @@ func (k keyset[T]) totals(ctx context.Context, db *gorm.DB, where []string, args
 		}
 		return err
 	})
+	if last && out.Total.Exact {
+		out.Before = Total{N: max(out.Total.N-int64(len(out.Items)), 0), Exact: true}
+	}
 	return err
 }
 
