@@ -48,7 +48,7 @@ type Config struct {
 	BanThreshold      float64       // PETSTORE_BAN_THRESHOLD: refusals within a minute that ban a key, as a multiple of its per-minute limit
 	BanDuration       time.Duration // PETSTORE_BAN_DURATION
 	KeyCacheTTL       time.Duration // PETSTORE_KEY_CACHE_TTL: how long an instance trusts its copy of an API key
-	CountsMaxAge      time.Duration // PETSTORE_COUNTS_MAX_AGE: how long an instance keeps the tags in use and the inventory; 0 counts on each call
+	CountsMaxAge      time.Duration // PETSTORE_COUNTS_MAX_AGE: how long an instance keeps the tags in use, the inventory and the admin's tag suggestions; 0 counts on each call
 	// PETSTORE_TIMEZONE: the store's time zone (an IANA name), in which the admin pages and their
 	// CSV show every time.
 	Timezone *time.Location

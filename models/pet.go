@@ -202,13 +202,14 @@ type PetStore struct {
 	now          func() time.Time
 	tags         counted[[]TagCount]
 	inventory    counted[map[PetStatus]int64]
+	suggestions  counted[[]string]
 }
 
 // NewPetStore returns a store on db that counts tags and the inventory on each call.
 func NewPetStore(db *gorm.DB) *PetStore { return &PetStore{db: db, now: time.Now} }
 
-// KeepCounts makes s keep the tags in use and the inventory it counted for up to maxAge by now's
-// clock (0: count on each call), and returns s.
+// KeepCounts makes s keep the tags in use, the inventory and the admin's tag suggestions it
+// counted for up to maxAge by now's clock (0: count on each call), and returns s.
 func (s *PetStore) KeepCounts(maxAge time.Duration, now func() time.Time) *PetStore {
 	s.countsMaxAge, s.now = maxAge, now
 	return s
