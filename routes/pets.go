@@ -341,7 +341,7 @@ type TagCount struct {
 //	@x-max-items	1000
 //	@Param			If-None-Match	header		string		false	"An ETag of an earlier answer: 304 when the list is unchanged"	maxlength(1024)
 //	@Success		200				{array}		TagCount	"The tags, most used first"
-//	@Header			200				{integer}	Age			"Seconds since the list was counted"
+//	@Header			200				{integer}	Age			"Seconds since the tags were counted"
 //	@Success		304				"The list is unchanged since the ETag given in If-None-Match"
 //	@Header			200,304			{string}	ETag		"Weak entity tag of the list, for If-None-Match"
 //	@Router			/tags [get]

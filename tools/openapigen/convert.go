@@ -429,6 +429,8 @@ func sharedHeaders() map[string]*openapi3.Header {
 			"Identifies the request in the service's logs: the client's own X-Request-ID when it sent a well-formed one, else a new UUID."),
 		"Retry-After": header(true, integer(0, 30),
 			"Whole seconds to wait before sending again."),
+		"Age": header(true, integer(0, 3),
+			"Whole seconds since the service counted what the answer gives: each instance keeps such counts for a short while (10 seconds unless its operator set another time), 0 when they were counted for this request."),
 		"WWW-Authenticate": header(true, str(256, `Bearer realm="petstore", error="invalid_token"`),
 			`The challenge (RFC 6750): Bearer realm="petstore", with error="invalid_token" when a key was sent but is not valid, or with error="insufficient_scope" and scope="<the scope needed>" when the key lacks the operation's scope.`),
 		// Its value is an origin the request sent, so no length is promised.

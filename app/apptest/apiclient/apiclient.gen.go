@@ -9363,7 +9363,7 @@ func (r CancelOrderResponse) ContentType() string {
 // ListTagsResponse200Headers the declared response headers of an HTTP 200 response for ListTags
 type ListTagsResponse200Headers struct {
 	AccessControlAllowOrigin *string
-	Age                      *int
+	Age                      int64
 	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -9527,7 +9527,7 @@ func (r ListTagsResponse) ContentType() string {
 // ListTagsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListTagsHead
 type ListTagsHeadResponse200Headers struct {
 	AccessControlAllowOrigin *string
-	Age                      *int
+	Age                      int64
 	ETag                     *string
 	XRateLimitLimit          int64
 	XRateLimitRemaining      int64
@@ -22699,11 +22699,11 @@ func ParseListTagsResponse(rsp *http.Response) (*ListTagsResponse, error) {
 			headers.AccessControlAllowOrigin = &value
 		}
 		if values := rsp.Header.Values("Age"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			}
-			headers.Age = &value
+			headers.Age = value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
@@ -23061,11 +23061,11 @@ func ParseListTagsHeadResponse(rsp *http.Response) (*ListTagsHeadResponse, error
 			headers.AccessControlAllowOrigin = &value
 		}
 		if values := rsp.Header.Values("Age"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			}
-			headers.Age = &value
+			headers.Age = value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
