@@ -15,21 +15,10 @@ import (
 	"github.com/petstore/petstore/views"
 )
 
-// petPages are the pets' pages and forms: what they read and change, the trail they show and
-// the flash they leave.
-type petPages struct {
-	adminSessions
-	auditTrail
-	pets   *models.PetStore
-	cats   *models.CategoryStore
-	orders *models.OrderStore
-	export exporter
-}
-
 // categorySuggestions lists the categories' names, as a category field suggests them (every one: there
 // are at most models.MaxCategories), and by id.
-func (a *petPages) categorySuggestions(c *fiber.Ctx) ([]string, map[int64]string, error) {
-	cats, err := a.cats.List(c.UserContext())
+func categorySuggestions(c *fiber.Ctx, categories *models.CategoryStore) ([]string, map[int64]string, error) {
+	cats, err := categories.List(c.UserContext())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +48,7 @@ var petColumns = []sortColumn{
 
 // petFilter reads the pets table's filters, each parameter's value given by get: as typed, and
 // as the store takes them. The category is a pick (its name or number), shown by its name.
-func (a *petPages) petFilter(ctx context.Context, get func(name string) (string, error), categories map[int64]string) (views.PetFilter, models.PetFilter, error) {
+func petFilter(ctx context.Context, cats *models.CategoryStore, get func(name string) (string, error), categories map[int64]string) (views.PetFilter, models.PetFilter, error) {
 	var f views.PetFilter
 	var filter models.PetFilter
 	for name, dst := range map[string]*string{"status": &f.Status, "category": &f.Category, "q": &f.Q, "tag": &f.Tag, "show": &f.Show} {
@@ -76,7 +65,7 @@ func (a *petPages) petFilter(ctx context.Context, get func(name string) (string,
 			return f, filter, invalidParam(err)
 		}
 	}
-	if filter.CategoryID, err = a.cats.Pick(ctx, "category", f.Category); err != nil {
+	if filter.CategoryID, err = cats.Pick(ctx, "category", f.Category); err != nil {
 		return f, filter, invalidParam(err)
 	}
 	if name, ok := categories[filter.CategoryID]; ok {
@@ -99,83 +88,85 @@ func (a *petPages) petFilter(ctx context.Context, get func(name string) (string,
 	return f, filter, nil
 }
 
-// listPets is the pets table: filters by status, category and a search (an id, or part of a
+// adminListPets is the pets table: filters by status, category and a search (an id, or part of a
 // name), the deleted pets instead of the catalogue, sorted by a column, keyset-paginated with
 // its total, all in the query string; or, with format=csv, the whole filtered list as CSV.
-func (a *petPages) listPets(c *fiber.Ctx) error {
-	q := adminQuery(c)
-	opts, names, err := a.categorySuggestions(c)
-	if err != nil {
-		return err
-	}
-	f, filter, err := a.petFilter(c.UserContext(), q.one, names)
-	if err != nil {
-		return err
-	}
-	sort, err := sortOf(q, petColumns, models.Sort{})
-	if err != nil {
-		return err
-	}
-	pg, err := listPage(q, sort)
-	if err != nil {
-		return err
-	}
-	csv, err := wantsCSV(q)
-	if err != nil {
-		return err
-	}
-	if csv {
-		return a.exportPets(c, filter, pg.Sort, names)
-	}
-	pets, err := a.pets.List(c.UserContext(), filter, pg)
-	if err != nil {
-		return err
-	}
-	tags, err := a.tagNames(c)
-	if err != nil {
-		return err
-	}
-	l := views.PetsListProps{Filter: f, Categories: opts, Tags: tags, Rows: make([]views.PetRow, len(pets.Items)),
-		Sort: sortHeaders(c, petColumns, pg.Sort, models.Sort{}), CSVURL: withQuery(c, "format", "csv"), ListURL: c.OriginalURL()}
-	if l.ListURL != "/admin/pets" {
-		l.Back = l.ListURL
-	}
-	l.SortOptions = sortOptions(petColumns, models.Sort{})
-	if pg.Sort != (models.Sort{}) {
-		l.SortParam = pg.Sort.String()
-	}
-	ids := make([]int64, len(pets.Items))
-	for i := range pets.Items {
-		l.Rows[i] = petRow(&pets.Items[i], names)
-		ids[i] = pets.Items[i].ID
-	}
-	holders, err := a.orders.Holders(c.UserContext(), ids)
-	if err != nil {
-		return err
-	}
-	for i := range l.Rows {
-		if h, ok := holders[l.Rows[i].ID]; ok {
-			l.Rows[i].HeldBy, l.Rows[i].HeldStatus = h.ID, string(h.Status)
+func adminListPets(pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore, export exporter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		q := adminQuery(c)
+		opts, names, err := categorySuggestions(c, cats)
+		if err != nil {
+			return err
 		}
+		f, filter, err := petFilter(c.UserContext(), cats, q.one, names)
+		if err != nil {
+			return err
+		}
+		sort, err := sortOf(q, petColumns, models.Sort{})
+		if err != nil {
+			return err
+		}
+		pg, err := listPage(q, sort)
+		if err != nil {
+			return err
+		}
+		csv, err := wantsCSV(q)
+		if err != nil {
+			return err
+		}
+		if csv {
+			return exportPets(c, pets, export, filter, pg.Sort, names)
+		}
+		list, err := pets.List(c.UserContext(), filter, pg)
+		if err != nil {
+			return err
+		}
+		tags, err := tagNames(c, pets)
+		if err != nil {
+			return err
+		}
+		l := views.PetsListProps{Filter: f, Categories: opts, Tags: tags, Rows: make([]views.PetRow, len(list.Items)),
+			Sort: sortHeaders(c, petColumns, pg.Sort, models.Sort{}), CSVURL: withQuery(c, "format", "csv"), ListURL: c.OriginalURL()}
+		if l.ListURL != "/admin/pets" {
+			l.Back = l.ListURL
+		}
+		l.SortOptions = sortOptions(petColumns, models.Sort{})
+		if pg.Sort != (models.Sort{}) {
+			l.SortParam = pg.Sort.String()
+		}
+		ids := make([]int64, len(list.Items))
+		for i := range list.Items {
+			l.Rows[i] = petRow(&list.Items[i], names)
+			ids[i] = list.Items[i].ID
+		}
+		holders, err := orders.Holders(c.UserContext(), ids)
+		if err != nil {
+			return err
+		}
+		for i := range l.Rows {
+			if h, ok := holders[l.Rows[i].ID]; ok {
+				l.Rows[i].HeldBy, l.Rows[i].HeldStatus = h.ID, string(h.Status)
+			}
+		}
+		l.Pager = pager(c, pg, list)
+		if l.Pager.Exact && l.Pager.Total > int64(len(l.Rows)) && l.Pager.Total <= maxBulkPets {
+			l.SelectAll = int(l.Pager.Total)
+		}
+		pp := page(c, "Pets", views.SectionPets)
+		pp.Search = "q"
+		return render(c, views.PetsList(pp, l))
 	}
-	l.Pager = pager(c, pg, pets)
-	if l.Pager.Exact && l.Pager.Total > int64(len(l.Rows)) && l.Pager.Total <= maxBulkPets {
-		l.SelectAll = int(l.Pager.Total)
-	}
-	pp := page(c, "Pets", views.SectionPets)
-	pp.Search = "q"
-	return render(c, views.PetsList(pp, l))
 }
 
 // exportPets streams the filtered pets, in the table's order, as CSV.
-func (a *petPages) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
+func exportPets(c *fiber.Ctx, pets *models.PetStore, export exporter, f models.PetFilter, sort models.Sort, categories map[int64]string) error {
 	header := []string{"id", "name", "category", "status", "description", "tags", "cover", "created", "updated", "deleted"}
-	return a.export.csv(c, "pets", header, func(ctx context.Context, rows csvRows) error {
-		return exportPages(ctx, a.export.timeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
-			return a.pets.List(ctx, f, pg)
-		}, func(_ context.Context, pets []models.Pet) error {
-			for i := range pets {
-				p := &pets[i]
+	return export.csv(c, "pets", header, func(ctx context.Context, rows csvRows) error {
+		return exportPages(ctx, export.timeout, models.Page{Sort: sort}, func(ctx context.Context, pg models.Page) (models.Paged[models.Pet], error) {
+			return pets.List(ctx, f, pg)
+		}, func(_ context.Context, batch []models.Pet) error {
+			for i := range batch {
+				p := &batch[i]
 				var deleted *time.Time
 				if p.DeletedAt.Valid {
 					deleted = &p.DeletedAt.Time
@@ -192,12 +183,14 @@ func (a *petPages) exportPets(c *fiber.Ctx, f models.PetFilter, sort models.Sort
 }
 
 // showPet is a pet's page.
-func (a *petPages) showPet(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func showPet(pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{})
 	}
-	return a.renderPet(c, id, views.PetDetailProps{})
 }
 
 // maxBackLength bounds the list address a page carries back: a list's filters, sort and cursor
@@ -231,38 +224,38 @@ func petURL(id int64, back string) string {
 }
 
 // renderPet shows a pet's page; d carries what a refused form typed and why it was refused.
-func (a *petPages) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) error {
+func renderPet(c *fiber.Ctx, pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore, trail auditTrail, id int64, d views.PetDetailProps) error {
 	ctx := c.UserContext()
 	d.Back = petsBack(c)
-	p, err := a.pets.GetAny(ctx, id)
+	p, err := pets.GetAny(ctx, id)
 	if err != nil {
 		return err
 	}
-	cat, err := a.cats.Get(ctx, p.CategoryID)
+	cat, err := cats.Get(ctx, p.CategoryID)
 	if err != nil {
 		return err
 	}
-	orders, err := a.orders.ListForPet(ctx, id)
+	petOrders, err := orders.ListForPet(ctx, id)
 	if err != nil {
 		return err
 	}
-	history, err := a.pets.History(ctx, id)
+	history, err := pets.History(ctx, id)
 	if err != nil {
 		return err
 	}
 	d.Pet = petRow(p, map[int64]string{cat.ID: cat.Name})
-	d.Orders = make([]views.OrderRow, len(orders))
-	for i := range orders {
-		d.Orders[i] = orderRow(&orders[i], p.Name)
+	d.Orders = make([]views.OrderRow, len(petOrders))
+	for i := range petOrders {
+		d.Orders[i] = orderRow(&petOrders[i], p.Name)
 	}
-	if h := models.HoldingOrder(orders); h != nil {
+	if h := models.HoldingOrder(petOrders); h != nil {
 		d.Holder = orderRow(h, p.Name)
 	}
-	if d.History, err = a.historyRows(c, history); err != nil {
+	if d.History, err = trail.historyRows(c, history); err != nil {
 		return err
 	}
 	d.Today = time.Now().UTC().Format(time.DateOnly)
-	if d.Audit, d.AuditURL, err = a.objectAudit(c, models.ObjectPet, id); err != nil {
+	if d.Audit, d.AuditURL, err = trail.objectAudit(c, models.ObjectPet, id); err != nil {
 		return err
 	}
 	return render(c, views.PetDetail(page(c, p.Name, views.SectionPets), d))
@@ -270,63 +263,67 @@ func (a *petPages) renderPet(c *fiber.Ctx, id int64, d views.PetDetailProps) err
 
 // setPetStatus sets a pet's status by hand; the store records who did it, and refuses a pet
 // that an order holds.
-func (a *petPages) setPetStatus(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func setPetStatus(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		status := c.FormValue("status")
+		p, err := pets.SetStatus(c.UserContext(), id, models.PetStatus(status), models.StaffActor(currentStaff(c).Username))
+		if err == nil {
+			return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is now "+string(p.Status)+".")
+		}
+		if !formRefusal(err) {
+			return err
+		}
+		c.Status(statusOf(err))
+		if models.ErrorCode(err) == models.EConflict {
+			// The page was stale: an order took the pet since. The page shown now says which.
+			return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{Refusal: "The status was not changed: an order now decides it (see below)."})
+		}
+		return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{Status: status, StatusError: fieldMessage(err, "status")})
 	}
-	status := c.FormValue("status")
-	p, err := a.pets.SetStatus(c.UserContext(), id, models.PetStatus(status), models.StaffActor(currentStaff(c).Username))
-	if err == nil {
-		return a.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is now "+string(p.Status)+".")
-	}
-	if !formRefusal(err) {
-		return err
-	}
-	c.Status(statusOf(err))
-	if models.ErrorCode(err) == models.EConflict {
-		// The page was stale: an order took the pet since. The page shown now says which.
-		return a.renderPet(c, id, views.PetDetailProps{Refusal: "The status was not changed: an order now decides it (see below)."})
-	}
-	return a.renderPet(c, id, views.PetDetailProps{Status: status, StatusError: fieldMessage(err, "status")})
 }
 
 // placeOrder places an order for a pet, as a client of the API would, on behalf of the signed-in
 // staff member (a phone order, for instance).
-func (a *petPages) placeOrder(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	typed := c.FormValue("shipDate")
-	n := models.NewOrder{PetID: &id}
-	if typed != "" {
-		d, perr := time.Parse("2006-01-02", typed)
-		if perr != nil {
-			c.Status(fiber.StatusBadRequest)
-			return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: "must be a date such as 2026-12-24"})
+func placeOrder(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
 		}
-		n.ShipDate = &d
+		typed := c.FormValue("shipDate")
+		n := models.NewOrder{PetID: &id}
+		if typed != "" {
+			d, perr := time.Parse("2006-01-02", typed)
+			if perr != nil {
+				c.Status(fiber.StatusBadRequest)
+				return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{ShipDate: typed, OrderError: "must be a date such as 2026-12-24"})
+			}
+			n.ShipDate = &d
+		}
+		o, err := orders.Place(c.UserContext(), n, models.StaffOwner, models.StaffActor(currentStaff(c).Username), nil)
+		if err == nil {
+			return sessions.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(o.ID, 10), "Placed order #"+strconv.FormatInt(o.ID, 10)+".")
+		}
+		if !formRefusal(err) {
+			return err
+		}
+		c.Status(statusOf(err))
+		if models.ErrorCode(err) == models.EConflict {
+			// The page was stale: the pet is no longer available, and the page shown now has no order form.
+			return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{Refusal: "The order was not placed: this pet is no longer available."})
+		}
+		return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{ShipDate: typed, OrderError: fieldMessage(err, "shipDate")})
 	}
-	o, err := a.orders.Place(c.UserContext(), n, models.StaffOwner, models.StaffActor(currentStaff(c).Username), nil)
-	if err == nil {
-		return a.redirectWithFlash(c, "/admin/orders/"+strconv.FormatInt(o.ID, 10), "Placed order #"+strconv.FormatInt(o.ID, 10)+".")
-	}
-	if !formRefusal(err) {
-		return err
-	}
-	c.Status(statusOf(err))
-	if models.ErrorCode(err) == models.EConflict {
-		// The page was stale: the pet is no longer available, and the page shown now has no order form.
-		return a.renderPet(c, id, views.PetDetailProps{Refusal: "The order was not placed: this pet is no longer available."})
-	}
-	return a.renderPet(c, id, views.PetDetailProps{ShipDate: typed, OrderError: fieldMessage(err, "shipDate")})
 }
 
 // tagNames are the tags in use among the newest pets, most used first, as the tag fields
 // suggest them (models.PetStore.TagSuggestions: the same cost at any size).
-func (a *petPages) tagNames(c *fiber.Ctx) ([]string, error) {
-	return a.pets.TagSuggestions(c.UserContext())
+func tagNames(c *fiber.Ctx, pets *models.PetStore) ([]string, error) {
+	return pets.TagSuggestions(c.UserContext())
 }
 
 // formTags reads the tags typed in a pet's form, separated by commas or white space.
@@ -336,49 +333,53 @@ func formTags(f views.PetFormProps) *[]string {
 }
 
 // newPetForm is the empty form that adds a pet.
-func (a *petPages) newPetForm(c *fiber.Ctx) error {
-	opts, _, err := a.categorySuggestions(c)
-	if err != nil {
-		return err
+func newPetForm(pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		opts, _, err := categorySuggestions(c, cats)
+		if err != nil {
+			return err
+		}
+		tags, err := tagNames(c, pets)
+		if err != nil {
+			return err
+		}
+		f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts, TagNames: tags, Back: petsBack(c)}
+		return render(c, views.PetForm(page(c, "Add a pet", views.SectionPets), f))
 	}
-	tags, err := a.tagNames(c)
-	if err != nil {
-		return err
-	}
-	f := views.PetFormProps{Status: string(models.PetAvailable), Categories: opts, TagNames: tags, Back: petsBack(c)}
-	return render(c, views.PetForm(page(c, "Add a pet", views.SectionPets), f))
 }
 
 // formCategoryID reads the category typed in a pet's form (a pick: its name or number): empty
 // is "not chosen", which the store reports as required.
-func (a *petPages) formCategoryID(c *fiber.Ctx, typed string) (*int64, error) {
-	id, err := a.cats.Pick(c.UserContext(), "categoryId", typed)
+func formCategoryID(c *fiber.Ctx, cats *models.CategoryStore, typed string) (*int64, error) {
+	id, err := cats.Pick(c.UserContext(), "categoryId", typed)
 	if err != nil || id == 0 {
 		return nil, err
 	}
 	return &id, nil
 }
 
-// createPet adds a pet with the API's rules; on a mistake the form comes back with what was
+// adminCreatePet adds a pet with the API's rules; on a mistake the form comes back with what was
 // typed and each message beside its field.
-func (a *petPages) createPet(c *fiber.Ctx) error {
-	f := views.PetFormProps{Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Status: c.FormValue("status"),
-		Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
-	catID, err := a.formCategoryID(c, f.Category)
-	var p *models.Pet
-	if err == nil {
-		p, err = a.pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status,
-			Description: &f.Description, Tags: formTags(f)}, nil)
+func adminCreatePet(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f := views.PetFormProps{Name: c.FormValue("name"), Category: c.FormValue("categoryId"), Status: c.FormValue("status"),
+			Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
+		catID, err := formCategoryID(c, cats, f.Category)
+		var p *models.Pet
+		if err == nil {
+			p, err = pets.Create(c.UserContext(), models.NewPet{Name: &f.Name, CategoryID: catID, Status: &f.Status,
+				Description: &f.Description, Tags: formTags(f)}, nil)
+		}
+		if err != nil {
+			return petFormError(c, pets, cats, f, err, "Add a pet")
+		}
+		return sessions.redirectWithFlash(c, petURL(p.ID, f.Back), "Added "+p.Name+".")
 	}
-	if err != nil {
-		return a.petFormError(c, f, err, "Add a pet")
-	}
-	return a.redirectWithFlash(c, petURL(p.ID, f.Back), "Added "+p.Name+".")
 }
 
 // petFormError shows the form again after a refused change, or fails the request when the error
 // is not about what was typed.
-func (a *petPages) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, title string) error {
+func petFormError(c *fiber.Ctx, pets *models.PetStore, cats *models.CategoryStore, f views.PetFormProps, err error, title string) error {
 	code := models.ErrorCode(err)
 	if code != models.EValidation && code != models.EInvalid {
 		return err
@@ -387,12 +388,12 @@ func (a *petPages) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, t
 	if len(f.Errors) == 0 {
 		f.Error = models.ErrorMessage(err)
 	}
-	opts, names, oerr := a.categorySuggestions(c)
+	opts, names, oerr := categorySuggestions(c, cats)
 	if oerr != nil {
 		return oerr
 	}
 	f.Categories = opts
-	if f.TagNames, oerr = a.tagNames(c); oerr != nil {
+	if f.TagNames, oerr = tagNames(c, pets); oerr != nil {
 		return oerr
 	}
 	// A category typed by its number comes back by its name.
@@ -404,94 +405,102 @@ func (a *petPages) petFormError(c *fiber.Ctx, f views.PetFormProps, err error, t
 }
 
 // editPetForm is the form that changes a pet's name and category.
-func (a *petPages) editPetForm(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func editPetForm(pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		p, err := pets.Get(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		opts, names, err := categorySuggestions(c, cats)
+		if err != nil {
+			return err
+		}
+		tags, err := tagNames(c, pets)
+		if err != nil {
+			return err
+		}
+		f := views.PetFormProps{ID: p.ID, Name: p.Name, Category: names[p.CategoryID], Categories: opts,
+			Description: p.Description, Tags: strings.Join(p.Tags, ", "), TagNames: tags, Back: petsBack(c)}
+		return render(c, views.PetForm(page(c, "Edit "+p.Name, views.SectionPets), f))
 	}
-	p, err := a.pets.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	opts, names, err := a.categorySuggestions(c)
-	if err != nil {
-		return err
-	}
-	tags, err := a.tagNames(c)
-	if err != nil {
-		return err
-	}
-	f := views.PetFormProps{ID: p.ID, Name: p.Name, Category: names[p.CategoryID], Categories: opts,
-		Description: p.Description, Tags: strings.Join(p.Tags, ", "), TagNames: tags, Back: petsBack(c)}
-	return render(c, views.PetForm(page(c, "Edit "+p.Name, views.SectionPets), f))
 }
 
-// updatePet saves the edit form.
-func (a *petPages) updatePet(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+// adminUpdatePet saves the edit form.
+func adminUpdatePet(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		f := views.PetFormProps{ID: id, Name: c.FormValue("name"), Category: c.FormValue("categoryId"),
+			Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
+		catID, err := formCategoryID(c, cats, f.Category)
+		var p *models.Pet
+		if err == nil {
+			p, err = pets.Update(c.UserContext(), id, models.PetPatch{Name: &f.Name, CategoryID: catID, Description: &f.Description, Tags: formTags(f)}, models.StaffActor(currentStaff(c).Username))
+		}
+		if err != nil {
+			return petFormError(c, pets, cats, f, err, "Edit pet")
+		}
+		// Saved from a list, the staff member goes back to that list, where they were.
+		to := f.Back
+		if to == "" {
+			to = petURL(p.ID, "")
+		}
+		return sessions.redirectWithFlash(c, to, "Saved "+p.Name+".")
 	}
-	f := views.PetFormProps{ID: id, Name: c.FormValue("name"), Category: c.FormValue("categoryId"),
-		Description: c.FormValue("description"), Tags: c.FormValue("tags"), Back: petsBack(c)}
-	catID, err := a.formCategoryID(c, f.Category)
-	var p *models.Pet
-	if err == nil {
-		p, err = a.pets.Update(c.UserContext(), id, models.PetPatch{Name: &f.Name, CategoryID: catID, Description: &f.Description, Tags: formTags(f)}, models.StaffActor(currentStaff(c).Username))
-	}
-	if err != nil {
-		return a.petFormError(c, f, err, "Edit pet")
-	}
-	// Saved from a list, the staff member goes back to that list, where they were.
-	to := f.Back
-	if to == "" {
-		to = petURL(p.ID, "")
-	}
-	return a.redirectWithFlash(c, to, "Saved "+p.Name+".")
 }
 
-// deletePet takes a pet out of the catalogue with the API's rules; a refusal (an order holds the
+// adminDeletePet takes a pet out of the catalogue with the API's rules; a refusal (an order holds the
 // pet) shows the pet's page again with the reason.
-func (a *petPages) deletePet(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	err = a.pets.Delete(c.UserContext(), id, models.StaffActor(currentStaff(c).Username), nil)
-	if models.ErrorCode(err) == models.EConflict {
-		// The page was stale: an order took the pet since. Say which, in a sentence.
-		orders, lerr := a.orders.ListForPet(c.UserContext(), id)
-		if lerr != nil {
-			return lerr
+func adminDeletePet(sessions adminSessions, pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore, trail auditTrail) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
 		}
-		why := "This pet cannot be deleted now: an order holds it."
-		if h := models.HoldingOrder(orders); h != nil {
-			why = "This pet cannot be deleted now: order #" + strconv.FormatInt(h.ID, 10) + " (" + string(h.Status) + ") holds it. Cancel or deliver that order first."
+		err = pets.Delete(c.UserContext(), id, models.StaffActor(currentStaff(c).Username), nil)
+		if models.ErrorCode(err) == models.EConflict {
+			// The page was stale: an order took the pet since. Say which, in a sentence.
+			petOrders, lerr := orders.ListForPet(c.UserContext(), id)
+			if lerr != nil {
+				return lerr
+			}
+			why := "This pet cannot be deleted now: an order holds it."
+			if h := models.HoldingOrder(petOrders); h != nil {
+				why = "This pet cannot be deleted now: order #" + strconv.FormatInt(h.ID, 10) + " (" + string(h.Status) + ") holds it. Cancel or deliver that order first."
+			}
+			c.Status(fiber.StatusConflict)
+			return renderPet(c, pets, cats, orders, trail, id, views.PetDetailProps{DeleteError: why})
 		}
-		c.Status(fiber.StatusConflict)
-		return a.renderPet(c, id, views.PetDetailProps{DeleteError: why})
+		if err != nil {
+			return err
+		}
+		p, err := pets.GetAny(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), "Deleted "+p.Name+". It stays here, and can be restored.")
 	}
-	if err != nil {
-		return err
-	}
-	p, err := a.pets.GetAny(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return a.redirectWithFlash(c, petURL(id, petsBack(c)), "Deleted "+p.Name+". It stays here, and can be restored.")
 }
 
 // restorePet puts a deleted pet back in the catalogue.
-func (a *petPages) restorePet(c *fiber.Ctx) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+func restorePet(sessions adminSessions, pets *models.PetStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		p, err := pets.Restore(c.UserContext(), id, models.StaffActor(currentStaff(c).Username))
+		if err != nil {
+			return err
+		}
+		return sessions.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is back in the catalogue.")
 	}
-	p, err := a.pets.Restore(c.UserContext(), id, models.StaffActor(currentStaff(c).Username))
-	if err != nil {
-		return err
-	}
-	return a.redirectWithFlash(c, petURL(id, petsBack(c)), p.Name+" is back in the catalogue.")
 }
 
 // coverURL is the absolute URL of a pet's cover photo, as the API gives it; "" without one.

@@ -15,89 +15,91 @@ const maxBulkPets = 1000
 // bulkPets sets the status of, or deletes, the pets ticked in the pets table. The first post
 // shows what will be done to how many pets; the confirmed one does it, pet by pet, each in its
 // own transaction with its own rules and audit entry, and lists what was refused and why.
-func (a *petPages) bulkPets(c *fiber.Ctx) error {
-	back := petsBack(c)
-	if back == "" {
-		back = "/admin/pets"
-	}
-	action := c.FormValue("action")
-	if action != views.BulkDelete {
-		if _, err := models.ParsePetStatus("action", action); err != nil {
-			return models.Errorf(models.EInvalid, "action: must be one of available, pending, sold or %s", views.BulkDelete)
+func bulkPets(pets *models.PetStore, cats *models.CategoryStore, orders *models.OrderStore) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		back := petsBack(c)
+		if back == "" {
+			back = "/admin/pets"
 		}
-	}
-	ids, err := checkedIDs(c, maxBulkPets, "pets")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	if c.FormValue("all") == "yes" && c.FormValue("confirm") != "yes" {
-		if ids, err = a.matchingPets(c, back); err != nil {
-			return err
+		action := c.FormValue("action")
+		if action != views.BulkDelete {
+			if _, err := models.ParsePetStatus("action", action); err != nil {
+				return models.Errorf(models.EInvalid, "action: must be one of available, pending, sold or %s", views.BulkDelete)
+			}
 		}
-	}
-	b := views.BulkProps{Action: action, Back: back}
-	for _, id := range ids {
-		p, err := a.pets.Get(ctx, id)
-		if models.ErrorCode(err) == models.ENotFound {
-			// Deleted or gone since the list was read: nothing to do to it.
-			continue
-		}
+		ids, err := checkedIDs(c, maxBulkPets, "pets")
 		if err != nil {
 			return err
 		}
-		b.Pets = append(b.Pets, petRow(p, nil))
-	}
-	if len(b.Pets) == 0 {
-		c.Status(fiber.StatusBadRequest)
-		return render(c, views.BulkNothing(page(c, "No pets selected", views.SectionPets), back))
-	}
-	if c.FormValue("confirm") != "yes" {
-		return render(c, views.BulkConfirm(page(c, "Confirm a bulk change", views.SectionPets), b))
-	}
-	actor := models.StaffActor(currentStaff(c).Username)
-	for _, r := range b.Pets {
-		var err error
-		if action == views.BulkDelete {
-			err = a.pets.Delete(ctx, r.ID, actor, nil)
-		} else if r.Status == action {
-			b.Unchanged++
-			continue
-		} else {
-			_, err = a.pets.SetStatus(ctx, r.ID, models.PetStatus(action), actor)
-		}
-		switch code := models.ErrorCode(err); {
-		case err == nil:
-			b.Changed++
-		case code == models.EConflict || code == models.ENotFound:
-			why, werr := a.refusal(c, r, action, err)
-			if werr != nil {
-				return werr
+		ctx := c.UserContext()
+		if c.FormValue("all") == "yes" && c.FormValue("confirm") != "yes" {
+			if ids, err = matchingPets(c, pets, cats, back); err != nil {
+				return err
 			}
-			b.Refusals = append(b.Refusals, why)
-		default:
-			return err
 		}
+		b := views.BulkProps{Action: action, Back: back}
+		for _, id := range ids {
+			p, err := pets.Get(ctx, id)
+			if models.ErrorCode(err) == models.ENotFound {
+				// Deleted or gone since the list was read: nothing to do to it.
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			b.Pets = append(b.Pets, petRow(p, nil))
+		}
+		if len(b.Pets) == 0 {
+			c.Status(fiber.StatusBadRequest)
+			return render(c, views.BulkNothing(page(c, "No pets selected", views.SectionPets), back))
+		}
+		if c.FormValue("confirm") != "yes" {
+			return render(c, views.BulkConfirm(page(c, "Confirm a bulk change", views.SectionPets), b))
+		}
+		actor := models.StaffActor(currentStaff(c).Username)
+		for _, r := range b.Pets {
+			var err error
+			if action == views.BulkDelete {
+				err = pets.Delete(ctx, r.ID, actor, nil)
+			} else if r.Status == action {
+				b.Unchanged++
+				continue
+			} else {
+				_, err = pets.SetStatus(ctx, r.ID, models.PetStatus(action), actor)
+			}
+			switch code := models.ErrorCode(err); {
+			case err == nil:
+				b.Changed++
+			case code == models.EConflict || code == models.ENotFound:
+				why, werr := refusal(c, orders, r, action, err)
+				if werr != nil {
+					return werr
+				}
+				b.Refusals = append(b.Refusals, why)
+			default:
+				return err
+			}
+		}
+		return render(c, views.BulkDone(page(c, "Bulk change", views.SectionPets), b))
 	}
-	return render(c, views.BulkDone(page(c, "Bulk change", views.SectionPets), b))
 }
 
 // matchingPets are the ids of every pet the list at back shows, on all its pages: "select all"
 // acts on the list's filters, not on the ticked boxes.
-func (a *petPages) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
+func matchingPets(c *fiber.Ctx, pets *models.PetStore, cats *models.CategoryStore, back string) ([]int64, error) {
 	u, err := url.Parse(back)
 	if err != nil {
 		return nil, invalidParam(err)
 	}
 	q := u.Query()
-	_, filter, err := a.petFilter(c.UserContext(), func(name string) (string, error) { return q.Get(name), nil }, nil)
+	_, filter, err := petFilter(c.UserContext(), cats, func(name string) (string, error) { return q.Get(name), nil }, nil)
 	if err != nil {
 		return nil, err
 	}
 	if filter.Deleted {
 		return nil, models.Errorf(models.EInvalid, "all: deleted pets take no bulk action; restore them one by one")
 	}
-	list, err := a.pets.List(c.UserContext(), filter, models.Page{Limit: maxBulkPets + 1})
+	list, err := pets.List(c.UserContext(), filter, models.Page{Limit: maxBulkPets + 1})
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +115,7 @@ func (a *petPages) matchingPets(c *fiber.Ctx, back string) ([]int64, error) {
 
 // refusal says why the action was refused for a pet, naming the order that holds it, if any
 // (the page puts a space either side of the order's link).
-func (a *petPages) refusal(c *fiber.Ctx, r views.PetRow, action string, err error) (views.BulkRefusal, error) {
+func refusal(c *fiber.Ctx, orders *models.OrderStore, r views.PetRow, action string, err error) (views.BulkRefusal, error) {
 	out := views.BulkRefusal{PetID: r.ID, PetName: r.Name}
 	verb := "was not set to " + action
 	if action == views.BulkDelete {
@@ -123,11 +125,11 @@ func (a *petPages) refusal(c *fiber.Ctx, r views.PetRow, action string, err erro
 		out.Before = verb + ": it is no longer in the catalogue."
 		return out, nil
 	}
-	orders, err := a.orders.ListForPet(c.UserContext(), r.ID)
+	petOrders, err := orders.ListForPet(c.UserContext(), r.ID)
 	if err != nil {
 		return out, err
 	}
-	h := models.HoldingOrder(orders)
+	h := models.HoldingOrder(petOrders)
 	if h == nil {
 		out.Before = verb + ": an order holds it."
 		return out, nil
