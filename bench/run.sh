@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: the service against two hand-written fiber + pgx servers on the same PostgreSQL
-# table: bench/ceiling (the service's list and create, with its six fields, cursor and Link) and
-# bench/ceiling4 (the list as the spec alone describes it: four fields, one statement, c.JSON),
-# and bench/ceiling4 once more as ceiling4a, sending the service's answer without its layers.
+# table: bench/ceiling (the 1.0 list, with its six fields, cursor and Link, and the create as 1.2
+# writes it) and bench/ceiling4 (the list as the spec alone describes it: four fields, one
+# statement, c.JSON), bench/ceiling4 once more as ceiling4a, sending the service's answer (1.2's
+# Pet, photos included) without its layers, and release 1.1.0's own service (built from its
+# commit), whose list 1.2's must stay within 0.9 of.
 # Each run is made with two load generators, wrk and bench/load (a closed loop in Go), and the
 # servers take turns within each round, in an order that rotates from round to round, so that the
 # ratios hold even when the machine is busy. Prints a Markdown table (docs/performance.md's "In brief"
@@ -55,6 +57,9 @@ SERVICE_REDIS=http://127.0.0.1:18081
 CEILING=http://127.0.0.1:18090
 CEILING4=http://127.0.0.1:18092
 CEILING4A=http://127.0.0.1:18093
+RELEASE11=http://127.0.0.1:18094
+# Release 1.1.0 as it landed: the last commit before release 1.2's work.
+RELEASE11_COMMIT=639cca7b4be617dc0b041086b8a56c0db27fd4fc
 LIST='/v1/pets?limit=20&status=available'
 # search (issue 27): a two-word search's first page against the unfiltered list's, one connection
 # each (the time of a page, free of queueing), with the search's plan printed first.
@@ -88,10 +93,15 @@ fi
 for tool in go curl psql pg_isready; do command -v $tool >/dev/null || die "$tool is required"; done
 pg_isready -q -d "$PG/postgres" || die "PostgreSQL does not answer at $PG (set BENCH_PG)"
 
-say "bench: building the service, the two ceilings and the Go load generator"
+say "bench: building the service, the two ceilings, release 1.1.0 and the Go load generator"
 for target in .:petstore ./bench/ceiling:ceiling ./bench/ceiling4:ceiling4 ./bench/load:load; do
   CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/${target#*:}" "${target%%:*}"
 done
+git cat-file -e "$RELEASE11_COMMIT^{commit}" 2>/dev/null ||
+  die "release 1.1.0's commit $RELEASE11_COMMIT is not in this clone (a shallow one?): git fetch --unshallow"
+mkdir "$work/release-1.1"
+git archive "$RELEASE11_COMMIT" | tar -x -C "$work/release-1.1"
+(cd "$work/release-1.1" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/petstore-1.1" .)
 
 # after-seed (issue 25): the list right after `petstore seed`, against the same after an explicit
 # ANALYZE. Two databases of their own are seeded alike, the second then analyzed, and a service on
@@ -239,11 +249,14 @@ launch ceiling "$CEILING" env CEILING_ADDR=127.0.0.1:18090 DATABASE_URL="$DATABA
 ceiling_pid=$pid
 launch ceiling4 "$CEILING4" env CEILING_ADDR=127.0.0.1:18092 DATABASE_URL="$DATABASE_URL&pool_max_conns=$POOL" "$work/ceiling4"
 ceiling4_pid=$pid
-# ceiling4a: bench/ceiling4 sending the service's answer (the released Pet, the service's
+# ceiling4a: bench/ceiling4 sending the service's answer (release 1.2's Pet, the service's
 # headers), to tell what the answer costs from what the service's layers cost.
 launch ceiling4a "$CEILING4A" env CEILING_ADDR=127.0.0.1:18093 CEILING4_ANSWER=service \
   DATABASE_URL="$DATABASE_URL&pool_max_conns=$POOL" "$work/ceiling4"
 ceiling4a_pid=$pid
+# Release 1.1.0 reads the same tables (1.2 only added to them) with the same key.
+launch release-1.1 "$RELEASE11" env PETSTORE_ADDR=127.0.0.1:18094 "$work/petstore-1.1" serve
+release11_pid=$pid
 redis_pid=
 if [ -n "$REDIS" ]; then
   launch service-redis "$SERVICE_REDIS" env PETSTORE_ADDR=127.0.0.1:18081 REDIS_URL="$REDIS" PETSTORE_REDIS_PREFIX=petstore-bench: "$work/petstore" serve
@@ -284,9 +297,10 @@ run() {
   fi
 }
 
-declare -A base_of=([ceiling]=$CEILING [ceiling4]=$CEILING4 [ceiling4a]=$CEILING4A [service]=$SERVICE [service+redis]=$SERVICE_REDIS)
+declare -A base_of=([ceiling]=$CEILING [ceiling4]=$CEILING4 [ceiling4a]=$CEILING4A [release-1.1]=$RELEASE11 [service]=$SERVICE
+  [service+redis]=$SERVICE_REDIS)
 # Every server must answer the measured requests with 200 before its numbers mean anything.
-for base in "$SERVICE" "$CEILING" "$CEILING4" "$CEILING4A" ${redis_pid:+"$SERVICE_REDIS"}; do
+for base in "$SERVICE" "$CEILING" "$CEILING4" "$CEILING4A" "$RELEASE11" ${redis_pid:+"$SERVICE_REDIS"}; do
   status=$(curl -s -o "$work/check.json" -w '%{http_code}' "${auth[@]}" "$base$LIST")
   [ "$status" = 200 ] || die "GET $base$LIST answers $status: $(head -c 300 "$work/check.json")"
 done
@@ -299,9 +313,10 @@ for _ in $(seq "$CONNS"); do
   [ -n "$id" ] || die "could not create the pets the patch scenario changes"
   patch_paths+=" /v1/pets/$id"
 done
-pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [ceiling4]=$ceiling4_pid [ceiling4a]=$ceiling4a_pid [service+redis]=$redis_pid)
+pid_of=([service]=$service_pid [ceiling]=$ceiling_pid [ceiling4]=$ceiling4_pid [ceiling4a]=$ceiling4a_pid
+  [release-1.1]=$release11_pid [service+redis]=$redis_pid)
 say "bench: warming up"
-for server in ceiling ceiling4 ceiling4a service ${redis_pid:+service+redis}; do
+for server in ceiling ceiling4 ceiling4a release-1.1 service ${redis_pid:+service+redis}; do
   WRK_BODY= wrk -t1 -c4 -d1s "${auth[@]}" "${base_of[$server]}$LIST" >/dev/null
 done
 
@@ -328,7 +343,7 @@ for round in $(seq "$ROUNDS"); do
     case $scenario in
     list)
       for tool in $TOOLS; do
-        for server in $(rotate $((round - 1)) ceiling4 service ceiling ceiling4a ${redis_pid:+service+redis}); do
+        for server in $(rotate $((round - 1)) ceiling4 service ceiling ceiling4a release-1.1 ${redis_pid:+service+redis}); do
           TOOL=$tool run "$round" list "$server" "${base_of[$server]}$LIST"
         done
       done ;;
@@ -368,6 +383,7 @@ peak=$(hwm "$service_pid")
 peak_ceiling=$(hwm "$ceiling_pid")
 peak_ceiling4=$(hwm "$ceiling4_pid")
 peak_ceiling4a=$(hwm "$ceiling4a_pid")
+peak_release11=$(hwm "$release11_pid")
 peak_redis=; [ -z "$redis_pid" ] || peak_redis=$(hwm "$redis_pid")
 
 cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)
@@ -414,6 +430,9 @@ awk -v rounds="$ROUNDS" -v ratios="$work/ratios" '
       c6 = scenario "/ceiling/" tool; c4 = scenario "/ceiling4/" tool; c4a = scenario "/ceiling4a/" tool
       rr6 = rr4 = pr4 = cr4 = ""
       if (server !~ /^ceiling4?$/) { rr6 = ratio(key, c6, 1); rr4 = ratio(key, c4, 1); pr4 = ratio(key, c4, 2); cr4 = ratio(key, c4, 3) }
+      if (server == "service" || server == "ceiling4a") {
+        keep(key, "rps-release-1.1", ratio(key, scenario "/release-1.1/" tool, 1)); keep(key, "cpu-release-1.1", ratio(key, scenario "/release-1.1/" tool, 3))
+      }
       if (server == "service") { keep(key, "rps-ceiling4a", ratio(key, c4a, 1)); keep(key, "cpu-ceiling4a", ratio(key, c4a, 3)) }
       errs = 0; split(vals[key " err"], e, " "); for (j in e) errs += e[j]
       printf "| %s | %s | %s | %.0f | %.2f ms | %.2f ms | %s | %s | %s | %.0f µs | %s | %.0f | %d |\n", scenario, server, tool,
@@ -435,7 +454,7 @@ search_ratio=$(ratio search-first-page-1-conn/service/wrk p50-all)
 max_ready=$(printf '%s\n' "${ready[@]}" | sort -n | tail -n1)
 cat <<EOF
 
-Peak memory (VmHWM): service ${peak} MB$([ -z "$peak_redis" ] || echo ", service with Redis ${peak_redis} MB"), ceiling ${peak_ceiling} MB, ceiling4 ${peak_ceiling4} MB, ceiling4a ${peak_ceiling4a} MB.
+Peak memory (VmHWM): service ${peak} MB$([ -z "$peak_redis" ] || echo ", service with Redis ${peak_redis} MB"), ceiling ${peak_ceiling} MB, ceiling4 ${peak_ceiling4} MB, ceiling4a ${peak_ceiling4a} MB, release 1.1.0 ${peak_release11} MB.
 Time to ready on the existing database: ${ready[*]} ms (three starts).
 Deep page (99% down the list) against the first page, service, one connection: $deep_ratio times the median time.
 
@@ -462,6 +481,7 @@ for tool in $TOOLS; do
   check "list req/s vs ceiling4, Redis limiter ($tool)" "$(ratio list/service+redis/$tool rps-ceiling4)" '>=' 0.75
   check "list req/s vs ceiling4a, the same answer by hand ($tool)" "$(ratio list/service/$tool rps-ceiling4a)" '>=' 1.0
   check "create req/s vs ceiling, the same writes by hand ($tool)" "$(ratio create/service/$tool rps-ceiling)" '>=' 0.9
+  check "list req/s vs release 1.1.0's list ($tool)" "$(ratio list/service/$tool rps-release-1.1)" '>=' 0.9
   for scenario in list create; do
     check "$scenario req/s vs the figure before issue 25 ($tool)" "$(before "$scenario/$tool")" '>=' 0.9
   done
@@ -481,6 +501,8 @@ for tool in $TOOLS; do
   show "ceiling4a CPU per request vs ceiling4 ($tool)" "$(ratio list/ceiling4a/$tool cpu-ceiling4)"
   show "service req/s vs ceiling4a: what the layers cost ($tool)" "$(ratio list/service/$tool rps-ceiling4a)"
   show "service CPU per request vs ceiling4a ($tool)" "$(ratio list/service/$tool cpu-ceiling4a)"
+  show "ceiling4a req/s vs release 1.1.0: 1.2's answer by hand ($tool)" "$(ratio list/ceiling4a/$tool rps-release-1.1)"
+  show "service CPU per request vs release 1.1.0 ($tool)" "$(ratio list/service/$tool cpu-release-1.1)"
 done
 
 # What events cost POST /v1/pets and order placement, and deliveries per second (issue 15). Its

@@ -33,14 +33,29 @@ type pet struct {
 	UpdatedAt  time.Time `json:"updatedAt"`
 }
 
+// createdPet is a new pet as release 1.2 answers it and records it in its event: no description,
+// tags or photos yet.
+type createdPet struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	CategoryID  int64      `json:"categoryId"`
+	Status      string     `json:"status"`
+	Description string     `json:"description"`
+	Tags        []string   `json:"tags"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	Photos      []struct{} `json:"photos"`
+}
+
 type newPet struct {
 	Name       string `json:"name"`
 	CategoryID int64  `json:"categoryId"`
 	Status     string `json:"status"`
 }
 
-// createPet writes what the service's creation writes since 1.1: the pet, its audit entry and
-// its pet.created event, atomically, in one statement, the fewest round trips a hand-written
+// createPet writes what the service's creation writes since 1.1 (with 1.2's description and
+// tags, empty, in the audit entry and the event): the pet, its audit entry and its pet.created
+// event, atomically, in one statement, the fewest round trips a hand-written
 // server could take (the service takes a transaction); without them this server would measure a
 // different operation. It writes nothing while an endpoint is subscribed to
 // pet.created, whose deliveries it could not enqueue (the bench subscribes none).
@@ -128,8 +143,10 @@ func main() {
 			in.Status = "available"
 		}
 		now := time.Now().UTC()
-		p := pet{Name: in.Name, CategoryID: in.CategoryID, Status: in.Status, CreatedAt: now, UpdatedAt: now}
-		after, err := json.Marshal(map[string]any{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status})
+		p := createdPet{Name: in.Name, CategoryID: in.CategoryID, Status: in.Status, Tags: []string{}, CreatedAt: now,
+			UpdatedAt: now, Photos: []struct{}{}}
+		after, err := json.Marshal(map[string]any{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status,
+			"description": p.Description, "tags": p.Tags})
 		if err != nil {
 			return err
 		}
