@@ -112,7 +112,7 @@ deploycheck:
 image-standin:
 	bash .ci/buildah-standin
 
-# Load benchmark of the service against two hand-written fiber + pgx servers, with wrk and a Go
+# Load benchmark of the service against two hand-written fiber + pgx servers and release 1.1.0, with wrk and a Go
 # load generator (about five minutes; needs PostgreSQL, installs wrk when absent). Not part of CI;
 # see docs/performance.md.
 .PHONY: bench
