@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -62,15 +63,33 @@ var auditActions = map[string]string{
 	models.AuditLogOut:             "signed out",
 }
 
-// auditFieldNames are the audited fields as the pages label them.
+// auditFieldNames label the audited fields whose label is not their name in words (see
+// fieldLabel): a new field reads as its name, "bannedUntil" as "Banned until", without an entry.
 var auditFieldNames = map[string]string{
-	"name": "Name", "categoryId": "Category", "status": "Status", "petId": "Pet", "shipDate": "Ship date",
-	"plan": "Plan", "perMinute": "Per minute", "perDay": "Per day", "expiresAt": "Expires",
-	"revokedAt": "Revoked", "bannedUntil": "Banned until", "username": "Username", "role": "Role",
-	"disabled": "Disabled", "mustChangePassword": "Must change password", "passwordChangedAt": "Password changed",
-	"clientId": "Client", "client": "Client", "url": "URL", "events": "Events", "description": "Description",
-	"previousSecretUntil": "Old secret signs until", "scopes": "Scopes", "email": "E-mail",
-	"address": "Address", "lockedUntil": "Locked out until",
+	"categoryId": "Category", "petId": "Pet", "expiresAt": "Expires", "revokedAt": "Revoked",
+	"passwordChangedAt": "Password changed", "clientId": "Client", "url": "URL",
+	"previousSecretUntil": "Old secret signs until", "email": "E-mail", "lockedUntil": "Locked out until",
+}
+
+// fieldLabel is how the pages label an audited field: its entry in auditFieldNames, or its
+// camel-cased name in words.
+func fieldLabel(name string) string {
+	if label, ok := auditFieldNames[name]; ok {
+		return label
+	}
+	var b strings.Builder
+	for i, r := range name {
+		switch {
+		case i == 0:
+			b.WriteRune(unicode.ToUpper(r))
+		case unicode.IsUpper(r):
+			b.WriteByte(' ')
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // actorWords name the actors that are not a person or a key.
@@ -327,10 +346,7 @@ func fieldChanges(before, after models.Fields, categories map[int64]string, zone
 	slices.Sort(keys)
 	out := make([]views.FieldChange, 0, len(keys))
 	for _, k := range keys {
-		label := auditFieldNames[k]
-		if label == "" {
-			label = k
-		}
+		label := fieldLabel(k)
 		b, hasB := before[k]
 		af, hasA := after[k]
 		// A creation or a deletion lists what the object had; fields it had none of, and flags
