@@ -22,6 +22,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/petstore/petstore/bench/released"
 )
 
 type pet struct {
@@ -31,20 +32,6 @@ type pet struct {
 	Status     string    `json:"status"`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
-}
-
-// createdPet is a new pet as release 1.2 answers it and records it in its event: no description,
-// tags or photos yet.
-type createdPet struct {
-	ID          int64      `json:"id"`
-	Name        string     `json:"name"`
-	CategoryID  int64      `json:"categoryId"`
-	Status      string     `json:"status"`
-	Description string     `json:"description"`
-	Tags        []string   `json:"tags"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
-	Photos      []struct{} `json:"photos"`
 }
 
 type newPet struct {
@@ -143,8 +130,8 @@ func main() {
 			in.Status = "available"
 		}
 		now := time.Now().UTC()
-		p := createdPet{Name: in.Name, CategoryID: in.CategoryID, Status: in.Status, Tags: []string{}, CreatedAt: now,
-			UpdatedAt: now, Photos: []struct{}{}}
+		p := released.Pet{Name: in.Name, CategoryID: in.CategoryID, Status: in.Status, Tags: []string{}, CreatedAt: now,
+			UpdatedAt: now, Photos: []released.Photo{}}
 		after, err := json.Marshal(map[string]any{"name": p.Name, "categoryId": p.CategoryID, "status": p.Status,
 			"description": p.Description, "tags": p.Tags})
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/petstore/petstore/bench/released"
 )
 
 // Pet is the spec's Pet.
@@ -33,30 +34,6 @@ type Pet struct {
 	Name       string `json:"name"`
 	CategoryID int64  `json:"categoryId"`
 	Status     string `json:"status"`
-}
-
-// ReleasedPet is the Pet of the service's published document (1.2.0).
-type ReleasedPet struct {
-	ID          int64     `json:"id"`
-	Name        string    `json:"name"`
-	CategoryID  int64     `json:"categoryId"`
-	Status      string    `json:"status"`
-	Description string    `json:"description"`
-	Tags        []string  `json:"tags"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Photos      []Photo   `json:"photos"`
-}
-
-// Photo is the Photo of the service's published document.
-type Photo struct {
-	ID           int64     `json:"id"`
-	URL          string    `json:"url"`
-	ThumbnailURL string    `json:"thumbnailUrl"`
-	Width        int64     `json:"width"`
-	Height       int64     `json:"height"`
-	ContentType  string    `json:"contentType"`
-	CreatedAt    time.Time `json:"createdAt"`
 }
 
 // mediaBase starts the photos' URLs, as the service's own address does under make bench.
@@ -143,9 +120,9 @@ func serviceList(pool *pgxpool.Pool) fiber.Handler {
 			return err
 		}
 		defer rows.Close()
-		pets := []ReleasedPet{}
+		pets := []released.Pet{}
 		for rows.Next() {
-			var p ReleasedPet
+			var p released.Pet
 			var tags string
 			var photos *string
 			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &p.Description, &tags, &p.CreatedAt, &p.UpdatedAt,
@@ -170,12 +147,12 @@ func serviceList(pool *pgxpool.Pool) fiber.Handler {
 }
 
 // readPhotos reads serviceQuery's photos: id, width, height, microseconds, type, key, thumbnail key.
-func readPhotos(text *string) ([]Photo, error) {
+func readPhotos(text *string) ([]released.Photo, error) {
 	if text == nil {
-		return []Photo{}, nil
+		return []released.Photo{}, nil
 	}
 	rows := strings.Split(*text, ";")
-	photos := make([]Photo, len(rows))
+	photos := make([]released.Photo, len(rows))
 	for i, row := range rows {
 		f := strings.SplitN(row, ",", 7)
 		if len(f) != 7 {
@@ -188,7 +165,7 @@ func readPhotos(text *string) ([]Photo, error) {
 				return nil, err
 			}
 		}
-		photos[i] = Photo{ID: n[0], Width: n[1], Height: n[2], CreatedAt: time.UnixMicro(n[3]).UTC(), ContentType: f[4],
+		photos[i] = released.Photo{ID: n[0], Width: n[1], Height: n[2], CreatedAt: time.UnixMicro(n[3]).UTC(), ContentType: f[4],
 			URL: mediaBase + f[5], ThumbnailURL: mediaBase + f[6]}
 	}
 	return photos, nil
