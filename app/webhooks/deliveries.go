@@ -72,25 +72,55 @@ const (
 // ones do not come back together).
 const busySnooze = time.Second
 
+// slotWait is how long a delivery over a cap waits in its worker for an attempt to end before it
+// snoozes. A receiver that answers at once frees a slot within milliseconds: snoozing at once
+// sent most of a busy endpoint's deliveries round River's schedule for a second, and one endpoint
+// got about 90 deliveries a second instead of 500 (BenchmarkDeliveries). A slow receiver holds a
+// waiting worker this long, no longer.
+const slotWait = 250 * time.Millisecond
+
 // inFlight counts the attempts under way by endpoint and by client.
 type inFlight struct {
 	mu               sync.Mutex
 	endpoint, client map[int64]int
+	// freed is closed, and replaced, when an attempt ends.
+	freed chan struct{}
 }
 
-// acquire counts an attempt to endpoint ep of client, unless either is at its cap.
-func (f *inFlight) acquire(ep, client int64, perEndpoint, perClient int) bool {
+// acquire counts an attempt to endpoint ep of client, waiting up to wait (or until ctx ends) for
+// both to be under their caps; false when they are not.
+func (f *inFlight) acquire(ctx context.Context, ep, client int64, perEndpoint, perClient int, wait time.Duration) bool {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		freed, ok := f.tryAcquire(ep, client, perEndpoint, perClient)
+		if ok {
+			return true
+		}
+		select {
+		case <-freed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// tryAcquire counts the attempt unless either is at its cap; then it returns the channel that
+// the next attempt to end closes.
+func (f *inFlight) tryAcquire(ep, client int64, perEndpoint, perClient int) (<-chan struct{}, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.endpoint == nil {
-		f.endpoint, f.client = map[int64]int{}, map[int64]int{}
+		f.endpoint, f.client, f.freed = map[int64]int{}, map[int64]int{}, make(chan struct{})
 	}
 	if f.endpoint[ep] >= perEndpoint || f.client[client] >= perClient {
-		return false
+		return f.freed, false
 	}
 	f.endpoint[ep]++
 	f.client[client]++
-	return true
+	return nil, true
 }
 
 func (f *inFlight) release(ep, client int64) {
@@ -98,6 +128,8 @@ func (f *inFlight) release(ep, client int64) {
 	defer f.mu.Unlock()
 	decrement(f.endpoint, ep)
 	decrement(f.client, client)
+	close(f.freed)
+	f.freed = make(chan struct{})
 }
 
 func decrement(m map[int64]int, k int64) {
@@ -150,7 +182,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[models.DeliveryArgs]) 
 		// The wait is no attempt: River does not count a snooze against the retries.
 		return river.JobSnooze(ep.PausedUntil.Sub(now) + jittered(busySnooze))
 	}
-	if !w.inFlight.acquire(ep.ID, ep.ClientID, cmp.Or(w.PerEndpoint, DefaultPerEndpoint), cmp.Or(w.PerClient, DefaultPerClient)) {
+	if !w.inFlight.acquire(ctx, ep.ID, ep.ClientID, cmp.Or(w.PerEndpoint, DefaultPerEndpoint), cmp.Or(w.PerClient, DefaultPerClient), slotWait) {
 		return river.JobSnooze(jittered(busySnooze))
 	}
 	defer w.inFlight.release(ep.ID, ep.ClientID)
