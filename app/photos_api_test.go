@@ -465,7 +465,7 @@ func TestMovingAndRemovingPhotosUpdatesThePetWithAnEventAndAnAuditEntry(t *testi
 		}
 
 		// Three uploads, two moves and a removal: six pet.updated, each with the photos before.
-		updates := listEvents(t, s, "?type=pet.updated")
+		updates := settledEvents(t, s, "?type=pet.updated", 6)
 		if len(updates) != 6 {
 			t.Fatalf("%d pet.updated events, want 6", len(updates))
 		}
